@@ -1,0 +1,69 @@
+//! The eight symmetries of the board (the dihedral group of the square).
+//!
+//! Othello's rules are invariant under all eight, so a position and its images have the same
+//! game-theoretic value; the tests use this to check the solver and the evaluation.
+
+use super::Square;
+
+/// One of the eight symmetries. `0` is the identity; bit 0 mirrors columns (a <-> h),
+/// bit 1 mirrors rows (1 <-> 8), bit 2 transposes (a1-h8 diagonal), applied in that order
+/// after the transpose.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Symmetry(u8);
+
+impl Symmetry {
+    /// All eight symmetries, the identity first.
+    pub const ALL: [Symmetry; 8] = [
+        Symmetry(0),
+        Symmetry(1),
+        Symmetry(2),
+        Symmetry(3),
+        Symmetry(4),
+        Symmetry(5),
+        Symmetry(6),
+        Symmetry(7),
+    ];
+
+    /// The image of a square.
+    pub fn apply(self, square: Square) -> Square {
+        let (mut col, mut row) = (square.col(), square.row());
+        if self.0 & 4 != 0 {
+            std::mem::swap(&mut col, &mut row);
+        }
+        if self.0 & 1 != 0 {
+            col = 7 - col;
+        }
+        if self.0 & 2 != 0 {
+            row = 7 - row;
+        }
+        Square::from_coords(col, row).expect("symmetry keeps squares on the board")
+    }
+
+    /// The image of a bitboard.
+    pub fn apply_bits(self, bits: u64) -> u64 {
+        super::bits::squares(bits).fold(0, |acc, sq| acc | self.apply(sq).bit())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symmetries_are_distinct_permutations() {
+        let corner_images: Vec<_> = Symmetry::ALL
+            .iter()
+            .map(|s| (s.apply(Square::ALL[1]), s.apply(Square::ALL[2])))
+            .collect();
+        for (i, a) in corner_images.iter().enumerate() {
+            for b in &corner_images[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        for s in Symmetry::ALL {
+            assert_eq!(s.apply_bits(u64::MAX), u64::MAX);
+            let corners = 1 | (1 << 7) | (1 << 56) | (1 << 63);
+            assert_eq!(s.apply_bits(corners), corners);
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! tsuru: an Othello (Reversi) engine.
+//!
+//! ```text
+//!   stdin/stdout
+//!        |
+//!   protocol (NBoard v2, GTP)      parse lines into typed commands, format replies
+//!        |
+//!   session                        owns the game and the board; commands are atomic
+//!        |
+//!   search (+ endgame solver)      iterative deepening, transposition table
+//!        |
+//!   board + eval                   mailbox with flip stack; static evaluation
+//! ```
+//!
+//! The [`board`] module is the source of truth for positions; everything else reads it.
+
+pub mod board;
+pub mod rng;
