@@ -335,7 +335,10 @@ impl Board {
             }
             Move::Pass => {
                 if !self.must_pass() {
-                    bail!("{} cannot pass: it has a legal move or the game is over", self.side);
+                    bail!(
+                        "{} cannot pass: it has a legal move or the game is over",
+                        self.side
+                    );
                 }
                 self.make_pass();
             }
@@ -534,7 +537,10 @@ mod tests {
                 board.check_invariants().unwrap();
                 snapshots.push(board.clone());
             }
-            assert_eq!(board.count(Color::Black) + board.count(Color::White) + board.empties(), 64);
+            assert_eq!(
+                board.count(Color::Black) + board.count(Color::White) + board.empties(),
+                64
+            );
             // Unwind the whole game, comparing with every snapshot.
             snapshots.pop();
             while let Some(expected) = snapshots.pop() {

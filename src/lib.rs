@@ -15,4 +15,6 @@
 //! The [`board`] module is the source of truth for positions; everything else reads it.
 
 pub mod board;
+pub mod config;
+pub mod protocol;
 pub mod rng;

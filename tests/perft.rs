@@ -65,6 +65,10 @@ fn perft_counts_a_forced_pass_as_a_ply() {
 fn reference_scan_perft_matches_to_depth_8() {
     let mut board = Board::start();
     for (depth, leaves) in expected_counts().into_iter().filter(|(d, _)| *d <= 8) {
-        assert_eq!(tsuru::board::scan::perft(&mut board, depth), leaves, "depth {depth}");
+        assert_eq!(
+            tsuru::board::scan::perft(&mut board, depth),
+            leaves,
+            "depth {depth}"
+        );
     }
 }

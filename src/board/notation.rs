@@ -128,7 +128,11 @@ pub fn diagram(board: &Board) -> String {
         "game over".to_string()
     } else {
         let side = board.side_to_move();
-        let name = if side == Color::Black { "Black" } else { "White" };
+        let name = if side == Color::Black {
+            "Black"
+        } else {
+            "White"
+        };
         format!("{} ({}) to move", name, side.symbol())
     };
     out.push_str(&format!(
@@ -185,7 +189,10 @@ mod tests {
         let mut board = parse_board(&format!("OX{} X", "-".repeat(62))).unwrap();
         assert!(board.must_pass());
         play_moves(&mut board, &parse_transcript("c1").unwrap()).unwrap();
-        assert_eq!(board.history().collect::<Vec<_>>(), [Move::Pass, "c1".parse().unwrap()]);
+        assert_eq!(
+            board.history().collect::<Vec<_>>(),
+            [Move::Pass, "c1".parse().unwrap()]
+        );
     }
 
     #[test]

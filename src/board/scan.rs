@@ -95,7 +95,11 @@ mod tests {
             let fast = board.legal_moves();
             assert_eq!(fast, legal_moves(board), "{board:?}");
             for square in Square::ALL {
-                assert_eq!(board.flips(square), flips(board, square), "{board:?} {square}");
+                assert_eq!(
+                    board.flips(square),
+                    flips(board, square),
+                    "{board:?} {square}"
+                );
             }
             let mut other = board.clone();
             other.make_pass();

@@ -1,0 +1,254 @@
+//! Command-line settings for the engine, from one option table.
+//!
+//! [`OPTIONS`] is the single list of engine options: parsing, `--help` and the tests all read
+//! it, so they cannot drift apart. Subcommands (`perft`, `solve`, `bench`, ...) have their own
+//! table in `main.rs` and parse their own arguments.
+
+use anyhow::{anyhow, bail, Context, Result};
+
+/// Which protocol the front end speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProtocolKind {
+    /// NBoard protocol version 2 (and the bare-move v1 form).
+    Nboard,
+    /// Go Text Protocol 2 with the Othello conventions.
+    Gtp,
+}
+
+/// Default transposition-table size in MiB.
+pub const DEFAULT_HASH_MB: usize = 64;
+
+/// Default midgame depth (plies) when neither the GUI nor the command line gives one.
+pub const DEFAULT_DEPTH: u32 = 12;
+
+/// Settings given on the command line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// Forced protocol; `None` means detect it from the first input line.
+    pub protocol: Option<ProtocolKind>,
+    /// Midgame search depth in plies (the "level").
+    pub depth: u32,
+    /// Seconds per move when no clock is given (`None`: depth-limited only).
+    pub move_time: Option<f64>,
+    /// Transposition-table size in MiB.
+    pub hash_mb: usize,
+    /// Search threads (accepted for compatibility; the search is single-threaded for now).
+    pub threads: usize,
+    /// `--help` was given.
+    pub help: bool,
+    /// `--version` was given.
+    pub version: bool,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            protocol: None,
+            depth: DEFAULT_DEPTH,
+            move_time: None,
+            hash_mb: DEFAULT_HASH_MB,
+            threads: 1,
+            help: false,
+            version: false,
+        }
+    }
+}
+
+/// One command-line option: its names, its value's name (if it takes one), its help text and
+/// how it changes the configuration.
+pub struct OptionSpec {
+    /// Spellings, e.g. `["--level", "--depth"]`.
+    pub names: &'static [&'static str],
+    /// Name of the value for `--help` (`None` for a flag).
+    pub value: Option<&'static str>,
+    /// One-line description for `--help`.
+    pub help: &'static str,
+    apply: fn(&mut Config, &str) -> Result<()>,
+}
+
+fn number<T: std::str::FromStr>(text: &str, what: &str) -> Result<T> {
+    text.parse()
+        .map_err(|_| anyhow!("{what} must be a number, not {text:?}"))
+}
+
+/// Every engine option.
+pub const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        names: &["--gtp"],
+        value: None,
+        help: "speak GTP (default: detect the protocol from the first input line)",
+        apply: |c, _| {
+            c.protocol = Some(ProtocolKind::Gtp);
+            Ok(())
+        },
+    },
+    OptionSpec {
+        names: &["--nboard"],
+        value: None,
+        help: "speak NBoard protocol v2",
+        apply: |c, _| {
+            c.protocol = Some(ProtocolKind::Nboard);
+            Ok(())
+        },
+    },
+    OptionSpec {
+        names: &["--level", "--depth"],
+        value: Some("N"),
+        help: "midgame search depth in plies, 1-60 (default 12); see protocol.md for when it solves exactly",
+        apply: |c, v| {
+            let depth: u32 = number(v, "the level")?;
+            if !(1..=60).contains(&depth) {
+                bail!("the level must be between 1 and 60");
+            }
+            c.depth = depth;
+            Ok(())
+        },
+    },
+    OptionSpec {
+        names: &["--move-time"],
+        value: Some("SECONDS"),
+        help: "time per move when the GUI gives no clock (default: depth only)",
+        apply: |c, v| {
+            let secs: f64 = number(v, "the move time")?;
+            if !(secs > 0.0 && secs.is_finite()) {
+                bail!("the move time must be a positive number of seconds");
+            }
+            c.move_time = Some(secs);
+            Ok(())
+        },
+    },
+    OptionSpec {
+        names: &["--hash"],
+        value: Some("MB"),
+        help: "transposition table size in MiB (default 64)",
+        apply: |c, v| {
+            let mb: usize = number(v, "the hash size")?;
+            if !(1..=65536).contains(&mb) {
+                bail!("the hash size must be between 1 and 65536 MiB");
+            }
+            c.hash_mb = mb;
+            Ok(())
+        },
+    },
+    OptionSpec {
+        names: &["--threads"],
+        value: Some("N"),
+        help: "search threads (accepted; the search uses one thread for now)",
+        apply: |c, v| {
+            let threads: usize = number(v, "the thread count")?;
+            if threads == 0 {
+                bail!("the thread count must be at least 1");
+            }
+            c.threads = threads;
+            Ok(())
+        },
+    },
+    OptionSpec {
+        names: &["--help", "-h"],
+        value: None,
+        help: "print this help and exit",
+        apply: |c, _| {
+            c.help = true;
+            Ok(())
+        },
+    },
+    OptionSpec {
+        names: &["--version", "-V"],
+        value: None,
+        help: "print the version and exit",
+        apply: |c, _| {
+            c.version = true;
+            Ok(())
+        },
+    },
+];
+
+impl Config {
+    /// Parses engine options (`--name value` or `--name=value`); unknown options are errors.
+    pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Config> {
+        let mut config = Config::default();
+        let mut i = 0;
+        while i < args.len() {
+            let arg = args[i].as_ref();
+            let (name, inline) = match arg.split_once('=') {
+                Some((name, value)) if name.starts_with("--") => (name, Some(value)),
+                _ => (arg, None),
+            };
+            let spec = OPTIONS
+                .iter()
+                .find(|spec| spec.names.contains(&name))
+                .ok_or_else(|| anyhow!("unknown option {arg:?} (try --help)"))?;
+            let value = match (spec.value, inline) {
+                (None, None) => "",
+                (None, Some(_)) => bail!("{name} takes no value"),
+                (Some(_), Some(value)) => value,
+                (Some(meta), None) => {
+                    i += 1;
+                    args.get(i)
+                        .map(|s| s.as_ref())
+                        .with_context(|| format!("{name} needs a value {meta}"))?
+                }
+            };
+            (spec.apply)(&mut config, value).with_context(|| format!("option {name}"))?;
+            i += 1;
+        }
+        Ok(config)
+    }
+
+    /// The options part of `--help`, one line per option, from [`OPTIONS`].
+    pub fn options_help() -> String {
+        OPTIONS
+            .iter()
+            .map(|spec| {
+                let names = spec.names.join(", ");
+                let left = match spec.value {
+                    Some(value) => format!("{names} {value}"),
+                    None => names,
+                };
+                format!("  {left:<24} {}\n", spec.help)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_option_form() {
+        let config =
+            Config::parse(&["--gtp", "--level", "8", "--hash=16", "--move-time", "2.5"]).unwrap();
+        assert_eq!(config.protocol, Some(ProtocolKind::Gtp));
+        assert_eq!(config.depth, 8);
+        assert_eq!(config.hash_mb, 16);
+        assert_eq!(config.move_time, Some(2.5));
+        assert_eq!(Config::parse(&["--depth", "3"]).unwrap().depth, 3);
+        assert_eq!(Config::parse::<&str>(&[]).unwrap(), Config::default());
+    }
+
+    #[test]
+    fn rejects_bad_options() {
+        for bad in [
+            &["--level"][..],
+            &["--level", "0"],
+            &["--level", "x"],
+            &["--hash", "-1"],
+            &["--move-time", "nan"],
+            &["--frobnicate"],
+            &["--gtp=1"],
+        ] {
+            assert!(Config::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn help_lists_every_option_name() {
+        let help = Config::options_help();
+        for spec in OPTIONS {
+            for name in spec.names {
+                assert!(help.contains(name), "{name} missing from --help");
+            }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! Front ends: stdin/stdout protocols, and choosing one.
+//!
+//! The reader thread ([`input`]) turns stdin into [`input::Input`] events; [`InputQueue`]
+//! hands them to the front end in order, after any lines already consumed while detecting the
+//! protocol. Output goes through [`output::Output`] (ASCII, flushed per line).
+//!
+//! Detection (when neither `--nboard` nor `--gtp` is given) looks at the first meaningful
+//! line: `nboard <anything>` selects NBoard; a GTP command name, with or without a leading
+//! numeric id, selects GTP. Empty lines and `#` comments are skipped; any other line is
+//! logged and skipped.
+
+pub mod input;
+pub mod output;
+
+use std::collections::VecDeque;
+use std::sync::mpsc::Receiver;
+
+use crate::config::ProtocolKind;
+use input::Input;
+
+/// The input events of a session, in order: lines put back by detection first, then the
+/// reader thread's.
+pub struct InputQueue {
+    pending: VecDeque<Input>,
+    receiver: Receiver<Input>,
+}
+
+impl InputQueue {
+    /// A queue over a reader thread's receiver.
+    pub fn new(receiver: Receiver<Input>) -> InputQueue {
+        InputQueue {
+            pending: VecDeque::new(),
+            receiver,
+        }
+    }
+
+    /// The next event, waiting for it; `Eof` once the input is closed, forever after.
+    pub fn recv(&mut self) -> Input {
+        self.pending
+            .pop_front()
+            .unwrap_or_else(|| self.receiver.recv().unwrap_or(Input::Eof))
+    }
+
+    /// Puts an event back so the next [`InputQueue::recv`] returns it.
+    pub fn push_front(&mut self, event: Input) {
+        self.pending.push_front(event);
+    }
+}
+
+/// Decides the protocol from one input line, or `None` when the line says nothing either way.
+/// `is_gtp_command` tells whether a word is a GTP command name (the GTP front end's table).
+pub fn detect(line: &str, is_gtp_command: impl Fn(&str) -> bool) -> Option<ProtocolKind> {
+    let line = line.split('#').next().unwrap_or("");
+    let mut words = line.split_whitespace();
+    let first = words.next()?;
+    if first.eq_ignore_ascii_case("nboard") {
+        return Some(ProtocolKind::Nboard);
+    }
+    let command = if first.bytes().all(|b| b.is_ascii_digit()) {
+        words.next()?
+    } else {
+        first
+    };
+    is_gtp_command(&command.to_ascii_lowercase()).then_some(ProtocolKind::Gtp)
+}
+
+/// Reads lines until one decides the protocol; that line is put back for the front end.
+/// Returns `None` at end of input.
+pub fn detect_from(
+    queue: &mut InputQueue,
+    is_gtp_command: impl Fn(&str) -> bool,
+) -> Option<ProtocolKind> {
+    loop {
+        match queue.recv() {
+            Input::Eof => return None,
+            Input::Line(line) => {
+                if let Some(kind) = detect(&line, &is_gtp_command) {
+                    queue.push_front(Input::Line(line));
+                    return Some(kind);
+                }
+                if !line.split('#').next().unwrap_or("").trim().is_empty() {
+                    log::warn!(
+                        "ignored before the protocol is known: {:?}",
+                        output::ascii(&line)
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gtp(word: &str) -> bool {
+        ["protocol_version", "name", "clear_board", "genmove"].contains(&word)
+    }
+
+    #[test]
+    fn detects_nboard_with_any_version_and_gtp_with_or_without_ids() {
+        assert_eq!(detect("nboard 2", gtp), Some(ProtocolKind::Nboard));
+        assert_eq!(detect("nboard 1", gtp), Some(ProtocolKind::Nboard));
+        assert_eq!(detect("NBOARD", gtp), Some(ProtocolKind::Nboard));
+        assert_eq!(detect("protocol_version", gtp), Some(ProtocolKind::Gtp));
+        assert_eq!(detect("1 clear_board", gtp), Some(ProtocolKind::Gtp));
+        assert_eq!(detect("  Name  ", gtp), Some(ProtocolKind::Gtp));
+        assert_eq!(detect("", gtp), None);
+        assert_eq!(detect("# comment nboard", gtp), None);
+        assert_eq!(detect("hello world", gtp), None);
+        assert_eq!(detect("12", gtp), None);
+    }
+
+    #[test]
+    fn detection_puts_the_deciding_line_back() {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        for line in ["", "garbage", "2 genmove b", "play b f5"] {
+            sender.send(Input::Line(line.into())).unwrap();
+        }
+        drop(sender);
+        let mut queue = InputQueue::new(receiver);
+        assert_eq!(detect_from(&mut queue, gtp), Some(ProtocolKind::Gtp));
+        assert_eq!(queue.recv(), Input::Line("2 genmove b".into()));
+        assert_eq!(queue.recv(), Input::Line("play b f5".into()));
+        assert_eq!(queue.recv(), Input::Eof);
+        assert_eq!(queue.recv(), Input::Eof);
+    }
+}

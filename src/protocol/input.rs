@@ -1,0 +1,160 @@
+//! Reading stdin on its own thread, so commands arrive while the engine is thinking.
+//!
+//! Input is read as bytes up to `\n`: a trailing `\r` is dropped (CRLF from Windows GUIs),
+//! invalid UTF-8 is decoded lossily (player names in the platform charset), and a line longer
+//! than [`MAX_LINE_BYTES`] is discarded whole with a log line instead of growing without bound.
+//! End of input is delivered as [`Input::Eof`], which both protocols treat as `quit`.
+
+use std::io::{BufRead, Read};
+use std::sync::mpsc::{self, Receiver};
+use std::thread;
+
+/// Longest accepted input line in bytes; longer lines are dropped (a GGF game of 60 moves
+/// with evals and times is under 2 KiB).
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// One event from the input stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// A complete line, without its line terminator.
+    Line(String),
+    /// The input was closed (or could not be read any more).
+    Eof,
+}
+
+/// Starts a thread that reads `source` line by line and sends each line, then `Eof`, to the
+/// returned receiver. The thread ends after `Eof` or when the receiver is dropped.
+pub fn spawn_reader<R: Read + Send + 'static>(source: R) -> Receiver<Input> {
+    let (sender, receiver) = mpsc::channel();
+    thread::Builder::new()
+        .name("stdin-reader".into())
+        .spawn(move || {
+            let mut reader = std::io::BufReader::new(source);
+            loop {
+                let event = read_line(&mut reader);
+                let eof = event == Input::Eof;
+                if sender.send(event).is_err() || eof {
+                    break;
+                }
+            }
+        })
+        .expect("spawning the input thread");
+    receiver
+}
+
+/// Reads one line (see the module doc for the rules); skips over-long lines.
+pub fn read_line<R: BufRead>(reader: &mut R) -> Input {
+    let mut bytes = Vec::new();
+    let mut too_long = false;
+    loop {
+        let (consumed, done) = {
+            let available = match reader.fill_buf() {
+                Ok(buf) => buf,
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(err) => {
+                    log::error!("reading input failed: {err}");
+                    return Input::Eof;
+                }
+            };
+            if available.is_empty() {
+                // End of input: a last line without a newline still counts.
+                if bytes.is_empty() || too_long {
+                    return Input::Eof;
+                }
+                (0, true)
+            } else {
+                match available.iter().position(|&b| b == b'\n') {
+                    Some(pos) => {
+                        if !too_long {
+                            bytes.extend_from_slice(&available[..pos]);
+                        }
+                        (pos + 1, true)
+                    }
+                    None => {
+                        if !too_long {
+                            bytes.extend_from_slice(available);
+                        }
+                        (available.len(), false)
+                    }
+                }
+            }
+        };
+        reader.consume(consumed);
+        if bytes.len() > MAX_LINE_BYTES {
+            too_long = true;
+            bytes = Vec::new();
+        }
+        if done {
+            if too_long {
+                log::warn!("input line longer than {MAX_LINE_BYTES} bytes dropped");
+                too_long = false;
+                bytes.clear();
+                continue;
+            }
+            if bytes.last() == Some(&b'\r') {
+                bytes.pop();
+            }
+            return Input::Line(String::from_utf8_lossy(&bytes).into_owned());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(data: &[u8]) -> Vec<Input> {
+        let mut reader = std::io::BufReader::with_capacity(16, data);
+        let mut out = Vec::new();
+        loop {
+            let event = read_line(&mut reader);
+            let eof = event == Input::Eof;
+            out.push(event);
+            if eof {
+                return out;
+            }
+        }
+    }
+
+    #[test]
+    fn splits_lines_and_strips_carriage_returns() {
+        assert_eq!(
+            lines(b"ping 1\r\nhint 4\nlast"),
+            [
+                Input::Line("ping 1".into()),
+                Input::Line("hint 4".into()),
+                Input::Line("last".into()),
+                Input::Eof
+            ]
+        );
+        assert_eq!(lines(b""), [Input::Eof]);
+        assert_eq!(lines(b"\n"), [Input::Line(String::new()), Input::Eof]);
+    }
+
+    #[test]
+    fn invalid_utf8_is_decoded_lossily() {
+        let got = lines(b"set game PB[J\xe9r\xf4me]\n");
+        assert_eq!(
+            got[0],
+            Input::Line("set game PB[J\u{fffd}r\u{fffd}me]".into())
+        );
+    }
+
+    #[test]
+    fn over_long_lines_are_dropped_whole() {
+        let mut data = vec![b'x'; MAX_LINE_BYTES + 10];
+        data.extend_from_slice(b"\nping 7\n");
+        data.extend(vec![b'y'; MAX_LINE_BYTES * 2]);
+        assert_eq!(lines(&data), [Input::Line("ping 7".into()), Input::Eof]);
+    }
+
+    #[test]
+    fn reader_thread_delivers_lines_then_eof() {
+        let receiver = spawn_reader(&b"a\nb\n"[..]);
+        let got: Vec<Input> = receiver.iter().collect();
+        assert_eq!(
+            got,
+            [Input::Line("a".into()), Input::Line("b".into()), Input::Eof]
+        );
+    }
+}
