@@ -62,7 +62,7 @@ pub fn parse_transcript(text: &str) -> Result<Vec<Move>> {
         .chars()
         .filter(|c| !c.is_whitespace() && *c != ',')
         .collect();
-    if compact.len() % 2 != 0 {
+    if !compact.len().is_multiple_of(2) {
         bail!("transcript has an odd number of characters");
     }
     compact
