@@ -18,3 +18,4 @@ pub mod board;
 pub mod config;
 pub mod protocol;
 pub mod rng;
+pub mod session;
