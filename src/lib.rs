@@ -16,6 +16,7 @@
 
 pub mod board;
 pub mod config;
+pub mod formats;
 pub mod protocol;
 pub mod rng;
 pub mod session;

@@ -70,7 +70,9 @@ impl<S: Send + 'static> Worker<S> {
 
     /// Whether a started job has returned by itself (so [`Worker::wait`] will not block).
     pub fn is_finished(&self) -> bool {
-        self.running.as_ref().is_none_or(|handle| handle.is_finished())
+        self.running
+            .as_ref()
+            .is_none_or(|handle| handle.is_finished())
     }
 
     /// Runs `f` on the state in the calling thread, after stopping any running job.
