@@ -16,7 +16,11 @@
 
 pub mod board;
 pub mod config;
+pub mod eval;
 pub mod formats;
 pub mod protocol;
 pub mod rng;
+pub mod score;
+pub mod search;
 pub mod session;
+pub mod tools;

@@ -18,6 +18,8 @@ fn main() {
 fn run(args: Vec<String>) -> Result<()> {
     match args.first().map(String::as_str) {
         Some("perft") => perft_command(&args[1..]),
+        Some("solve") => tsuru::tools::solve::run(&args[1..]),
+        Some("bench") => tsuru::tools::bench::run(&args[1..]),
         _ => bail!("usage: tsuru perft DEPTH [--board \"<64 squares> <side>\"] [--reference]"),
     }
 }

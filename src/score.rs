@@ -1,0 +1,100 @@
+//! Scores: a disc difference from the side to move's point of view.
+//!
+//! Internally a score is an integer number of [`UNITS_PER_DISC`]ths of a disc, so the static
+//! evaluation can tell apart positions worth less than a disc, while exact endgame values are
+//! whole discs (multiples of the unit). Scores are bounded: a final disc difference lies in
+//! -64..=64, and evaluations are clamped into the same range.
+
+use std::fmt;
+
+/// Internal units per disc.
+pub const UNITS_PER_DISC: i32 = 100;
+
+/// A score in 1/[`UNITS_PER_DISC`] discs, from the side to move's point of view.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct Score(pub i32);
+
+impl Score {
+    /// Larger than any real score (a search bound).
+    pub const INFINITY: Score = Score(65 * UNITS_PER_DISC);
+    /// The largest score a position can have: all 64 discs.
+    pub const MAX: Score = Score(64 * UNITS_PER_DISC);
+    /// A draw.
+    pub const ZERO: Score = Score(0);
+
+    /// A whole number of discs.
+    pub const fn from_discs(discs: i32) -> Score {
+        Score(discs * UNITS_PER_DISC)
+    }
+
+    /// The score in discs, as a float.
+    pub fn discs(self) -> f64 {
+        self.0 as f64 / UNITS_PER_DISC as f64
+    }
+
+    /// The score rounded to whole discs (halves away from zero).
+    pub fn rounded_discs(self) -> i32 {
+        let half = UNITS_PER_DISC / 2;
+        if self.0 >= 0 {
+            (self.0 + half) / UNITS_PER_DISC
+        } else {
+            -((-self.0 + half) / UNITS_PER_DISC)
+        }
+    }
+
+    /// The same score from the other side's point of view.
+    #[allow(clippy::should_implement_trait)]
+    pub const fn neg(self) -> Score {
+        Score(-self.0)
+    }
+
+    /// Clamped into the range of real scores (`-MAX..=MAX`).
+    pub fn clamped(self) -> Score {
+        Score(self.0.clamp(-Score::MAX.0, Score::MAX.0))
+    }
+}
+
+impl std::ops::Neg for Score {
+    type Output = Score;
+    fn neg(self) -> Score {
+        Score(-self.0)
+    }
+}
+
+impl fmt::Display for Score {
+    /// Discs with a sign and two decimals, as NBoard wants them: `+1.23`, `-0.40`, `+0.00`.
+    /// Never an exponent, NaN or infinity.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let units = self.0.unsigned_abs();
+        let sign = if self.0 < 0 { '-' } else { '+' };
+        let whole = units / UNITS_PER_DISC as u32;
+        let hundredths = (units % UNITS_PER_DISC as u32) * 100 / UNITS_PER_DISC as u32;
+        write!(f, "{sign}{whole}.{hundredths:02}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_for_nboard() {
+        assert_eq!(Score(123).to_string(), "+1.23");
+        assert_eq!(Score(-40).to_string(), "-0.40");
+        assert_eq!(Score(0).to_string(), "+0.00");
+        assert_eq!(Score::from_discs(-64).to_string(), "-64.00");
+        assert_eq!(Score::INFINITY.to_string(), "+65.00");
+    }
+
+    #[test]
+    fn rounding_and_conversion() {
+        assert_eq!(Score::from_discs(12).rounded_discs(), 12);
+        assert_eq!(Score(149).rounded_discs(), 1);
+        assert_eq!(Score(150).rounded_discs(), 2);
+        assert_eq!(Score(-150).rounded_discs(), -2);
+        assert_eq!(Score(-149).rounded_discs(), -1);
+        assert_eq!(Score(250).discs(), 2.5);
+        assert_eq!(Score(9000).clamped(), Score::MAX);
+        assert_eq!(-Score(5), Score(-5));
+    }
+}

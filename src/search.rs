@@ -1,0 +1,441 @@
+//! Search: iterative deepening over a principal-variation alpha-beta search.
+//!
+//! [`Search::iterate`] takes a position and [`SearchLimits`] and deepens one ply at a time,
+//! reporting every completed iteration through a callback ([`SearchInfo`]: every line of one
+//! iteration carries the same depth) and returning the last completed iteration's result
+//! ([`SearchResult`]). Near the end of the game it hands over to the exact
+//! [`endgame::EndgameSolver`]: win/loss/draw from [`SearchLimits::wld_empties`] empties,
+//! exact from [`SearchLimits::exact_empties`].
+//!
+//! Depth convention: a pass does not use up depth; at depth 0 the static evaluation scores the
+//! position; a finished game scores its final disc difference (empties to the winner). When a
+//! midgame iteration's depth is at least the number of empties, every line reaches the end of
+//! the game and the result is exact.
+//!
+//! Stopping: the caller's stop flag, the hard deadline and the node limit are checked every
+//! [`POLL_INTERVAL`] nodes; a stopped search returns the last completed iteration, or a legal
+//! move if none completed (a pass only when passing is forced).
+
+mod alphabeta;
+pub mod endgame;
+pub mod ordering;
+pub mod time;
+pub mod tt;
+
+use std::fmt;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use crate::board::{Board, Move};
+use crate::eval::{Evaluation, SeedsEval};
+use crate::score::Score;
+use endgame::{EndgameSolver, SolveMode};
+pub use time::TimeBudget;
+use tt::TranspositionTable;
+
+/// Nodes between two checks of the stop flag, the deadline and the node limit.
+pub const POLL_INTERVAL: u64 = 1024;
+
+/// Deepest ply the search can reach (moves and passes).
+pub(crate) const MAX_PLY: usize = 128;
+
+/// What bounds a search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchLimits {
+    /// Midgame depth limit in plies (`None`: deepen until another limit stops it).
+    pub depth: Option<u32>,
+    /// Soft and hard deadlines (`None`: no time limit).
+    pub time: Option<TimeBudget>,
+    /// Node limit (`None`: none).
+    pub nodes: Option<u64>,
+    /// How many best moves to report with valid scores (1: only the best).
+    pub multi_pv: usize,
+    /// Solve exactly when the position has at most this many empties.
+    pub exact_empties: u32,
+    /// Prove win/loss/draw when the position has at most this many empties.
+    pub wld_empties: u32,
+}
+
+impl Default for SearchLimits {
+    fn default() -> SearchLimits {
+        SearchLimits::for_level(crate::config::DEFAULT_DEPTH)
+    }
+}
+
+impl SearchLimits {
+    /// The limits of a level: midgame depth `level`, win/loss/draw from
+    /// [`wld_empties_for_level`] empties and exact from [`exact_empties_for_level`].
+    pub fn for_level(level: u32) -> SearchLimits {
+        SearchLimits {
+            depth: Some(level),
+            time: None,
+            nodes: None,
+            multi_pv: 1,
+            exact_empties: exact_empties_for_level(level),
+            wld_empties: wld_empties_for_level(level),
+        }
+    }
+}
+
+/// From how many empties a level solves exactly: `level * 3 / 2`, at most 60 (so level 12
+/// solves 18 empties exactly, level 16 solves 24, level 40 and above the whole game).
+pub fn exact_empties_for_level(level: u32) -> u32 {
+    (level * 3 / 2).min(60)
+}
+
+/// From how many empties a level proves win/loss/draw: two more than it solves exactly.
+pub fn wld_empties_for_level(level: u32) -> u32 {
+    (exact_empties_for_level(level) + 2).min(60)
+}
+
+/// How deep a reported result is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Depth {
+    /// A midgame search of this many plies.
+    Plies(u32),
+    /// Proven win, loss or draw (the score is only a sign: -1, 0 or +1 disc).
+    WinLossDraw,
+    /// The exact game-theoretic value.
+    Exact,
+}
+
+impl fmt::Display for Depth {
+    /// NBoard depth strings: `12`, `100%W`, `100%`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Depth::Plies(n) => write!(f, "{n}"),
+            Depth::WinLossDraw => f.write_str("100%W"),
+            Depth::Exact => f.write_str("100%"),
+        }
+    }
+}
+
+/// One move with its score and principal variation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PvLine {
+    /// The move (a pass only where it is forced).
+    pub mv: Move,
+    /// Its score for the side to move at the root.
+    pub score: Score,
+    /// The principal variation, starting with `mv`.
+    pub pv: Vec<Move>,
+}
+
+/// A report after each completed iteration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchInfo {
+    /// Depth of the iteration (the same for every line).
+    pub depth: Depth,
+    /// The best `min(multi_pv, legal moves)` moves, best first.
+    pub lines: Vec<PvLine>,
+    /// Nodes searched so far.
+    pub nodes: u64,
+    /// Time since the search started.
+    pub elapsed: Duration,
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The move to play: a legal move; `Move::Pass` when passing is forced or the game is over.
+    pub best: Move,
+    /// Its score for the side to move.
+    pub score: Score,
+    /// Depth of the result.
+    pub depth: Depth,
+    /// Principal variation from the root.
+    pub pv: Vec<Move>,
+    /// The lines of the last completed iteration (empty in a finished game).
+    pub lines: Vec<PvLine>,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Time spent.
+    pub elapsed: Duration,
+    /// Whether the search ended by reaching its depth or solving, rather than being stopped.
+    pub completed: bool,
+}
+
+/// The searcher: transposition table, endgame solver and evaluation, reused across searches.
+pub struct Search {
+    tt: TranspositionTable,
+    solver: EndgameSolver,
+    eval: Box<dyn Evaluation>,
+    use_table: bool,
+    // Per-search state.
+    nodes: u64,
+    next_poll: u64,
+    node_limit: u64,
+    hard_deadline: Option<Instant>,
+    started: Instant,
+    stopped: bool,
+    pv: Box<[[Move; MAX_PLY]; MAX_PLY]>,
+    pv_len: [usize; MAX_PLY],
+}
+
+impl Search {
+    /// A searcher whose tables use `hash_mb` MiB in all (three quarters for the midgame
+    /// table, a quarter for the solver's), with evaluation v1.
+    pub fn new(hash_mb: usize) -> Search {
+        let hash_mb = hash_mb.max(2);
+        Search {
+            tt: TranspositionTable::new(hash_mb - hash_mb / 4),
+            solver: EndgameSolver::new(hash_mb / 4),
+            eval: Box::new(SeedsEval),
+            use_table: true,
+            nodes: 0,
+            next_poll: POLL_INTERVAL,
+            node_limit: u64::MAX,
+            hard_deadline: None,
+            started: Instant::now(),
+            stopped: false,
+            pv: Box::new([[Move::Pass; MAX_PLY]; MAX_PLY]),
+            pv_len: [0; MAX_PLY],
+        }
+    }
+
+    /// Forgets everything the tables hold.
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.solver.clear();
+    }
+
+    /// Turns the midgame transposition table on or off (for tests and measurements).
+    pub fn set_table_enabled(&mut self, enabled: bool) {
+        self.use_table = enabled;
+    }
+
+    /// Replaces the evaluation.
+    pub fn set_evaluation(&mut self, eval: Box<dyn Evaluation>) {
+        self.eval = eval;
+    }
+
+    /// The static evaluation of a position (for tools and tests).
+    pub fn evaluate(&self, board: &Board) -> Score {
+        self.eval.evaluate(board)
+    }
+
+    /// Searches `board` within `limits`, calling `on_info` after every completed iteration,
+    /// and returns the last completed iteration's result (see the module doc).
+    pub fn iterate(
+        &mut self,
+        board: &Board,
+        limits: &SearchLimits,
+        stop: &AtomicBool,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        self.started = Instant::now();
+        self.nodes = 0;
+        self.solver.reset_nodes();
+        self.next_poll = POLL_INTERVAL;
+        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
+        self.hard_deadline = limits.time.map(|t| self.started + t.hard);
+        self.stopped = false;
+        self.tt.new_generation();
+        let mut board = board.without_history();
+
+        if board.is_game_over() {
+            let score = Score::from_discs(board.final_score(board.side_to_move()));
+            return SearchResult {
+                best: Move::Pass,
+                score,
+                depth: Depth::Exact,
+                pv: Vec::new(),
+                lines: Vec::new(),
+                nodes: 0,
+                elapsed: self.started.elapsed(),
+                completed: true,
+            };
+        }
+
+        let mut roots = alphabeta::root_moves(&board);
+        let multi_pv = limits.multi_pv.clamp(1, roots.len());
+        let empties = board.empties();
+        let endgame = if empties <= limits.exact_empties {
+            Some(SolveMode::Exact)
+        } else if empties <= limits.wld_empties {
+            Some(SolveMode::WinLossDraw)
+        } else {
+            None
+        };
+        // Before a solve, a few shallow iterations give move ordering and a fallback answer.
+        let mut max_depth = limits.depth.unwrap_or(u32::MAX).max(1);
+        if endgame.is_some() {
+            max_depth = max_depth.min(4);
+        }
+        let mut result: Option<SearchResult> = None;
+        let mut last_score = 0;
+        for depth in 1..=max_depth {
+            if depth > 1 && self.past_soft_deadline(limits) {
+                break;
+            }
+            let Some(score) =
+                self.root_iteration(&mut board, depth, &mut roots, multi_pv, last_score, stop)
+            else {
+                break;
+            };
+            last_score = score;
+            // Every line reaches the end of the game once the depth covers the empties.
+            let exact = depth >= empties;
+            let depth_kind = if exact {
+                Depth::Exact
+            } else {
+                Depth::Plies(depth)
+            };
+            let info = self.info(depth_kind, &roots[..multi_pv]);
+            on_info(&info);
+            result = Some(self.result_from(info, true));
+            if exact {
+                return result.expect("just set");
+            }
+        }
+        if let Some(mode) = endgame {
+            // After the soft deadline a solve would not finish in time: keep the midgame result.
+            let out_of_time = result.is_some() && self.past_soft_deadline(limits);
+            if !self.stopped && !out_of_time {
+                if let Some(info) = self.solve_root(&mut board, mode, multi_pv, stop) {
+                    on_info(&info);
+                    return self.result_from(info, true);
+                }
+            }
+        }
+        let completed = !self.stopped && endgame.is_none();
+        match result {
+            Some(mut result) => {
+                result.completed = completed;
+                result.nodes = self.total_nodes();
+                result.elapsed = self.started.elapsed();
+                result
+            }
+            None => {
+                // Nothing completed: any legal move, in the order the search would try them.
+                let mv = roots[0].mv;
+                SearchResult {
+                    best: mv,
+                    score: Score::ZERO,
+                    depth: Depth::Plies(0),
+                    pv: vec![mv],
+                    lines: Vec::new(),
+                    nodes: self.total_nodes(),
+                    elapsed: self.started.elapsed(),
+                    completed: false,
+                }
+            }
+        }
+    }
+
+    fn past_soft_deadline(&self, limits: &SearchLimits) -> bool {
+        limits
+            .time
+            .is_some_and(|t| self.started.elapsed() >= t.soft)
+    }
+
+    fn total_nodes(&self) -> u64 {
+        self.nodes + self.solver.nodes()
+    }
+
+    fn info(&self, depth: Depth, roots: &[alphabeta::RootMove]) -> SearchInfo {
+        SearchInfo {
+            depth,
+            lines: roots
+                .iter()
+                .map(|root| PvLine {
+                    mv: root.mv,
+                    score: Score(root.score),
+                    pv: root.pv.clone(),
+                })
+                .collect(),
+            nodes: self.total_nodes(),
+            elapsed: self.started.elapsed(),
+        }
+    }
+
+    fn result_from(&self, info: SearchInfo, completed: bool) -> SearchResult {
+        let best = &info.lines[0];
+        SearchResult {
+            best: best.mv,
+            score: best.score,
+            depth: info.depth,
+            pv: best.pv.clone(),
+            lines: info.lines.clone(),
+            nodes: info.nodes,
+            elapsed: info.elapsed,
+            completed,
+        }
+    }
+
+    /// Solves the root with the endgame solver; `None` if stopped.
+    fn solve_root(
+        &mut self,
+        board: &mut Board,
+        mode: SolveMode,
+        multi_pv: usize,
+        stop: &AtomicBool,
+    ) -> Option<SearchInfo> {
+        let depth = match mode {
+            SolveMode::Exact => Depth::Exact,
+            SolveMode::WinLossDraw => Depth::WinLossDraw,
+        };
+        let stop = &DeadlineStop::new(stop, self.hard_deadline);
+        let lines = if multi_pv == 1 {
+            let solution = stop.run(|flag| self.solver.solve(board, mode, flag))?;
+            vec![PvLine {
+                mv: solution.best,
+                score: Score::from_discs(solution.score),
+                pv: solution.pv,
+            }]
+        } else {
+            let all = stop.run(|flag| self.solver.solve_all(board, mode, flag))?;
+            all.into_iter()
+                .take(multi_pv)
+                .map(|(mv, score)| PvLine {
+                    mv,
+                    score: Score::from_discs(score),
+                    pv: vec![mv],
+                })
+                .collect()
+        };
+        Some(SearchInfo {
+            depth,
+            lines,
+            nodes: self.total_nodes(),
+            elapsed: self.started.elapsed(),
+        })
+    }
+}
+
+/// Raises a private stop flag when either the caller's flag is raised or the hard deadline
+/// passes, for code (the endgame solver) that only polls a flag.
+struct DeadlineStop<'a> {
+    outer: &'a AtomicBool,
+    deadline: Option<Instant>,
+}
+
+impl<'a> DeadlineStop<'a> {
+    fn new(outer: &'a AtomicBool, deadline: Option<Instant>) -> DeadlineStop<'a> {
+        DeadlineStop { outer, deadline }
+    }
+
+    /// Runs `job` with a flag that follows the outer flag and the deadline.
+    fn run<T>(&self, job: impl FnOnce(&AtomicBool) -> Option<T>) -> Option<T> {
+        use std::sync::atomic::Ordering;
+        let Some(deadline) = self.deadline else {
+            return job(self.outer);
+        };
+        let flag = AtomicBool::new(false);
+        let done = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while !done.load(Ordering::Relaxed) {
+                    if self.outer.load(Ordering::Relaxed) || Instant::now() >= deadline {
+                        flag.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            });
+            let out = job(&flag);
+            done.store(true, Ordering::Relaxed);
+            out
+        })
+    }
+}

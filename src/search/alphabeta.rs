@@ -1,0 +1,298 @@
+//! The node search: negamax alpha-beta with principal-variation null windows, the
+//! transposition table, and the root move loop with aspiration windows and multi-PV.
+//!
+//! Table use is restricted to entries of exactly the remaining depth, so a fixed-depth search
+//! returns the same value with the table on or off (entries from deeper searches would be
+//! valid bounds of a *different*, deeper value). Nodes where the remaining depth covers every
+//! empty square are finished by the exact solver: every line reaches the end there anyway.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use super::ordering;
+use super::tt::Bound;
+use super::{Search, MAX_PLY, POLL_INTERVAL};
+use crate::board::{Board, Move};
+use crate::score::{Score, UNITS_PER_DISC};
+
+/// Nodes with at most this many empties and depth covering them go to the exact solver.
+const SOLVER_HANDOFF_EMPTIES: u32 = 14;
+
+/// Half-width of the first aspiration window, in score units.
+const ASPIRATION: i32 = 2 * UNITS_PER_DISC;
+
+const INF: i32 = Score::INFINITY.0;
+
+/// A root move with its latest score and principal variation.
+#[derive(Clone, Debug)]
+pub(crate) struct RootMove {
+    pub(crate) mv: Move,
+    pub(crate) score: i32,
+    pub(crate) pv: Vec<Move>,
+}
+
+/// The root moves in initial search order: a forced pass alone, else fastest-first.
+pub(crate) fn root_moves(board: &Board) -> Vec<RootMove> {
+    let moves: Vec<Move> = if board.has_legal_move() {
+        ordering::fastest_first(board, None)
+            .into_iter()
+            .map(Move::Play)
+            .collect()
+    } else {
+        vec![Move::Pass]
+    };
+    moves
+        .into_iter()
+        .map(|mv| RootMove {
+            mv,
+            score: -INF,
+            pv: vec![mv],
+        })
+        .collect()
+}
+
+fn play(board: &mut Board, mv: Move) {
+    match mv {
+        Move::Play(square) => {
+            let flipped = board.flips(square);
+            board.apply_flips(square, flipped);
+        }
+        Move::Pass => board.make_pass(),
+    }
+}
+
+impl Search {
+    /// Searches every root move to `depth`, re-sorting `roots` best first. The first
+    /// `multi_pv` moves get exact scores. Returns the best score, or `None` if stopped.
+    pub(crate) fn root_iteration(
+        &mut self,
+        board: &mut Board,
+        depth: u32,
+        roots: &mut [RootMove],
+        multi_pv: usize,
+        guess: i32,
+        stop: &AtomicBool,
+    ) -> Option<i32> {
+        let (mut alpha, mut beta) = if multi_pv == 1 && depth > 2 {
+            (guess - ASPIRATION, guess + ASPIRATION)
+        } else {
+            (-INF, INF)
+        };
+        loop {
+            let best = self.root_window(board, depth, roots, multi_pv, alpha, beta, stop)?;
+            // Outside the aspiration window the value is only a bound: widen and retry.
+            if best <= alpha && alpha > -INF {
+                alpha = -INF;
+            } else if best >= beta && beta < INF {
+                beta = INF;
+            } else {
+                return Some(best);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn root_window(
+        &mut self,
+        board: &mut Board,
+        depth: u32,
+        roots: &mut [RootMove],
+        multi_pv: usize,
+        alpha: i32,
+        beta: i32,
+        stop: &AtomicBool,
+    ) -> Option<i32> {
+        let mut scores: Vec<i32> = Vec::with_capacity(roots.len());
+        let mut low = alpha;
+        for (i, root) in roots.iter_mut().enumerate() {
+            let mv = root.mv;
+            play(board, mv);
+            let value = if multi_pv > 1 {
+                // The k-th best score so far is the bar a move must clear to be reported.
+                if i < multi_pv {
+                    -self.alphabeta(board, depth - 1, -INF, INF, 1, stop)
+                } else {
+                    let mut sorted = scores.clone();
+                    sorted.sort_unstable_by(|a, b| b.cmp(a));
+                    let bar = sorted[multi_pv - 1];
+                    let probe = -self.alphabeta(board, depth - 1, -bar - 1, -bar, 1, stop);
+                    if probe > bar {
+                        -self.alphabeta(board, depth - 1, -INF, INF, 1, stop)
+                    } else {
+                        probe
+                    }
+                }
+            } else if i == 0 {
+                -self.alphabeta(board, depth - 1, -beta, -low, 1, stop)
+            } else {
+                let probe = -self.alphabeta(board, depth - 1, -low - 1, -low, 1, stop);
+                if probe > low && probe < beta {
+                    -self.alphabeta(board, depth - 1, -beta, -probe, 1, stop)
+                } else {
+                    probe
+                }
+            };
+            board.undo();
+            if self.stopped {
+                return None;
+            }
+            root.score = value;
+            root.pv.clear();
+            root.pv.push(mv);
+            if value > low || multi_pv > 1 {
+                let len = self.pv_len[1];
+                root.pv.extend_from_slice(&self.pv[1][..len]);
+            }
+            scores.push(value);
+            if multi_pv == 1 && value > low {
+                low = value;
+                if low >= beta {
+                    break;
+                }
+            }
+        }
+        // Stable sort: among equal (bound) scores the previous order is kept.
+        roots.sort_by_key(|root| std::cmp::Reverse(root.score));
+        Some(roots[0].score)
+    }
+
+    /// Whether the search must stop now (flag, deadline or node limit), checked every
+    /// [`POLL_INTERVAL`] nodes.
+    #[inline]
+    fn poll(&mut self, stop: &AtomicBool) -> bool {
+        if self.nodes >= self.next_poll {
+            self.next_poll = self.nodes + POLL_INTERVAL;
+            if stop.load(Ordering::Relaxed)
+                || self.hard_deadline.is_some_and(|d| Instant::now() >= d)
+                || self.nodes + self.solver.nodes() >= self.node_limit
+            {
+                self.stopped = true;
+            }
+        }
+        self.stopped
+    }
+
+    /// Negamax value of `board` searched `depth` plies, fail-soft within `(alpha, beta)`.
+    pub(crate) fn alphabeta(
+        &mut self,
+        board: &mut Board,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        stop: &AtomicBool,
+    ) -> i32 {
+        self.pv_len[ply] = 0;
+        self.nodes += 1;
+        if self.poll(stop) {
+            return 0;
+        }
+        let empties = board.empties();
+        if depth >= empties && empties <= SOLVER_HANDOFF_EMPTIES {
+            return self.solve_node(board, alpha, beta, stop);
+        }
+        if depth == 0 || ply >= MAX_PLY - 2 {
+            return self.eval.evaluate(board).0;
+        }
+        let moves = board.legal_moves();
+        if moves == 0 {
+            if !board.opponent_has_legal_move() {
+                return board.final_score(board.side_to_move()) * UNITS_PER_DISC;
+            }
+            board.make_pass();
+            let value = -self.alphabeta(board, depth, -beta, -alpha, ply + 1, stop);
+            board.undo();
+            self.set_pv(ply, Move::Pass);
+            return value;
+        }
+
+        let hash = board.hash();
+        let mut hint = None;
+        if self.use_table {
+            if let Some(entry) = self.tt.probe(hash) {
+                hint = entry.best_move();
+                if entry.depth as u32 == depth {
+                    let score = entry.score as i32;
+                    let cut = match entry.bound() {
+                        Bound::Exact => true,
+                        Bound::Lower => score >= beta,
+                        Bound::Upper => score <= alpha,
+                    };
+                    if cut {
+                        return score;
+                    }
+                }
+            }
+        }
+
+        let original_alpha = alpha;
+        let mut best = -INF;
+        let mut best_square = None;
+        for (i, square) in ordering::fastest_first(board, hint).iter().enumerate() {
+            let flipped = board.flips(square);
+            board.apply_flips(square, flipped);
+            let value = if i == 0 {
+                -self.alphabeta(board, depth - 1, -beta, -alpha, ply + 1, stop)
+            } else {
+                let probe = -self.alphabeta(board, depth - 1, -alpha - 1, -alpha, ply + 1, stop);
+                if probe > alpha && probe < beta {
+                    -self.alphabeta(board, depth - 1, -beta, -probe, ply + 1, stop)
+                } else {
+                    probe
+                }
+            };
+            board.undo();
+            if self.stopped {
+                return 0;
+            }
+            if value > best {
+                best = value;
+                best_square = Some(square);
+                if value > alpha {
+                    alpha = value;
+                    self.set_pv(ply, Move::Play(square));
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if self.use_table {
+            let bound = if best <= original_alpha {
+                Bound::Upper
+            } else if best >= beta {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
+            self.tt.store(hash, depth as u8, bound, best, best_square);
+        }
+        best
+    }
+
+    /// The exact value of a node (in score units) from the endgame solver.
+    fn solve_node(&mut self, board: &mut Board, alpha: i32, beta: i32, stop: &AtomicBool) -> i32 {
+        // Exact values are whole discs, so a disc window that contains the unit window gives
+        // the same cut decisions.
+        let low = alpha.div_euclid(UNITS_PER_DISC).clamp(-65, 65);
+        let high = (beta + UNITS_PER_DISC - 1)
+            .div_euclid(UNITS_PER_DISC)
+            .clamp(-65, 65);
+        let value = self.solver.search_nested(board, low, high, stop);
+        if self.solver.was_stopped() {
+            self.stopped = true;
+            return 0;
+        }
+        value * UNITS_PER_DISC
+    }
+
+    /// Makes `mv` followed by the child's PV the PV of `ply`.
+    #[inline]
+    fn set_pv(&mut self, ply: usize, mv: Move) {
+        let child_len = self.pv_len[ply + 1].min(MAX_PLY - 1);
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply][0] = mv;
+        head[ply][1..=child_len].copy_from_slice(&tail[0][..child_len]);
+        self.pv_len[ply] = child_len + 1;
+    }
+}

@@ -1,0 +1,566 @@
+//! The exact endgame solver: the value of a position with perfect play to the end.
+//!
+//! Scores are whole discs from the side to move's point of view, with the empty squares of a
+//! finished game going to the winner ([`Board::final_score`]). Win/loss/draw mode is the same
+//! search with the null window around 0.
+//!
+//! * **Upper nodes** (more than [`LEAF_EMPTIES`] empties) work on the [`Board`] with make/undo,
+//!   probe and store the transposition table by the board's hash, cut on a stability bound,
+//!   and order moves fastest-first (fewest opponent replies), corners first among equals.
+//! * **Leaf nodes** copy the position into a transient bitboard view `(p, o)` and a short list
+//!   of the empty squares, ordered by parity: squares in quadrants with an odd number of
+//!   empties first (the last move of a region is worth having). The last empty square is
+//!   scored by counting the flips of its move without making it.
+//!
+//! Every search is a principal-variation search: the first move with the full window, the
+//! others with a null window, re-searched when they fail high.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::ordering::{self, SQUARE_ORDER};
+use super::tt::{Bound, TranspositionTable, SOLVED_DEPTH};
+use crate::board::{bits, Board, Move};
+
+/// At or below this many empties the solver switches to the bitboard leaf search.
+pub const LEAF_EMPTIES: u32 = 7;
+
+/// Nodes with at least this many empties use the transposition table.
+const TT_MIN_EMPTIES: u32 = 10;
+
+/// Nodes between two looks at the stop flag.
+const POLL_INTERVAL: u64 = 4096;
+
+/// Exact score, or only the sign (win/loss/draw).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SolveMode {
+    /// The exact disc difference.
+    Exact,
+    /// Only whether the side to move wins, draws or loses (score -1, 0 or +1).
+    WinLossDraw,
+}
+
+/// The solved root: the best move, its score and the principal variation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Solution {
+    /// The best move; `Move::Pass` when passing is forced, and also for a finished game
+    /// (then `pv` is empty).
+    pub best: Move,
+    /// The exact score in discs, or -1/0/+1 in win/loss/draw mode.
+    pub score: i32,
+    /// Best play from the root (in win/loss/draw mode only the first move is guaranteed).
+    pub pv: Vec<Move>,
+    /// Nodes searched for this solution.
+    pub nodes: u64,
+}
+
+/// An exact solver with its own transposition table.
+pub struct EndgameSolver {
+    tt: TranspositionTable,
+    nodes: u64,
+    next_poll: u64,
+    stopped: bool,
+}
+
+/// Bit masks of the four quadrants, for parity ordering.
+const QUADRANTS: [u64; 4] = [
+    0x0000_0000_0f0f_0f0f,
+    0x0000_0000_f0f0_f0f0,
+    0x0f0f_0f0f_0000_0000,
+    0xf0f0_f0f0_0000_0000,
+];
+
+impl EndgameSolver {
+    /// A solver whose table uses at most `hash_mb` MiB.
+    pub fn new(hash_mb: usize) -> EndgameSolver {
+        EndgameSolver {
+            tt: TranspositionTable::new(hash_mb),
+            nodes: 0,
+            next_poll: POLL_INTERVAL,
+            stopped: false,
+        }
+    }
+
+    /// Empties the transposition table.
+    pub fn clear(&mut self) {
+        self.tt.clear();
+    }
+
+    /// Nodes searched since creation or the last [`EndgameSolver::reset_nodes`].
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Restarts the node count.
+    pub fn reset_nodes(&mut self) {
+        self.nodes = 0;
+        self.next_poll = POLL_INTERVAL;
+    }
+
+    /// The value of `board` for the side to move, fail-soft within `(alpha, beta)`: below or
+    /// at `alpha` it is an upper bound, at or above `beta` a lower bound, in between exact.
+    /// `None` if `stop` was raised. The board is restored before returning.
+    pub fn search(
+        &mut self,
+        board: &mut Board,
+        alpha: i32,
+        beta: i32,
+        stop: &AtomicBool,
+    ) -> Option<i32> {
+        self.stopped = false;
+        self.tt.new_generation();
+        let value = self.node(board, alpha, beta, stop);
+        (!self.stopped).then_some(value)
+    }
+
+    /// Like [`EndgameSolver::search`] for use inside another search: keeps the table's
+    /// generation and returns the raw value; check [`EndgameSolver::was_stopped`] after it.
+    pub(crate) fn search_nested(
+        &mut self,
+        board: &mut Board,
+        alpha: i32,
+        beta: i32,
+        stop: &AtomicBool,
+    ) -> i32 {
+        self.stopped = false;
+        self.node(board, alpha, beta, stop)
+    }
+
+    /// Whether the last search was interrupted by the stop flag.
+    pub(crate) fn was_stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Solves the root: best move, score and principal variation. `None` if stopped.
+    pub fn solve(
+        &mut self,
+        board: &mut Board,
+        mode: SolveMode,
+        stop: &AtomicBool,
+    ) -> Option<Solution> {
+        let start_nodes = self.nodes;
+        let (alpha, beta) = window(mode);
+        self.stopped = false;
+        self.tt.new_generation();
+        if board.is_game_over() {
+            let score = clip(board.final_score(board.side_to_move()), mode);
+            return Some(Solution {
+                best: Move::Pass,
+                score,
+                pv: Vec::new(),
+                nodes: 0,
+            });
+        }
+        if !board.has_legal_move() {
+            board.make_pass();
+            let child = self.solve(board, mode, stop);
+            board.undo();
+            let child = child?;
+            let mut pv = vec![Move::Pass];
+            pv.extend(child.pv);
+            return Some(Solution {
+                best: Move::Pass,
+                score: -child.score,
+                pv,
+                nodes: self.nodes - start_nodes,
+            });
+        }
+        let mut best_score = -65;
+        let mut best_move = None;
+        let mut low = alpha;
+        for square in ordering::fastest_first(board, None) {
+            board.make_move(square);
+            let value = if best_move.is_none() {
+                -self.node(board, -beta, -low, stop)
+            } else {
+                let probe = -self.node(board, -low - 1, -low, stop);
+                if probe > low && probe < beta {
+                    -self.node(board, -beta, -probe, stop)
+                } else {
+                    probe
+                }
+            };
+            board.undo();
+            if self.stopped || stop.load(Ordering::Relaxed) {
+                self.stopped = true;
+                return None;
+            }
+            if value > best_score || best_move.is_none() {
+                best_score = value;
+                best_move = Some(square);
+            }
+            if value > low {
+                low = value;
+            }
+            if low >= beta {
+                break;
+            }
+        }
+        let best = best_move.expect("a position with legal moves has a best move");
+        let score = clip(best_score, mode);
+        let mut pv = vec![Move::Play(best)];
+        if mode == SolveMode::Exact {
+            board.make_move(best);
+            self.extend_pv(board, -score, &mut pv, stop);
+            board.undo();
+        }
+        if self.stopped {
+            return None;
+        }
+        Some(Solution {
+            best: Move::Play(best),
+            score,
+            pv,
+            nodes: self.nodes - start_nodes,
+        })
+    }
+
+    /// The value of every legal move of the root, best first (ties in board order). A pass
+    /// root gives `[(Move::Pass, value)]`, a finished game an empty list. `None` if stopped.
+    pub fn solve_all(
+        &mut self,
+        board: &mut Board,
+        mode: SolveMode,
+        stop: &AtomicBool,
+    ) -> Option<Vec<(Move, i32)>> {
+        let (alpha, beta) = window(mode);
+        self.stopped = false;
+        self.tt.new_generation();
+        if board.is_game_over() {
+            return Some(Vec::new());
+        }
+        if !board.has_legal_move() {
+            board.make_pass();
+            let value = -self.node(board, -beta, -alpha, stop);
+            board.undo();
+            return (!self.stopped).then(|| vec![(Move::Pass, clip(value, mode))]);
+        }
+        let mut out = Vec::new();
+        for square in bits::squares(board.legal_moves()) {
+            board.make_move(square);
+            let value = -self.node(board, -beta, -alpha, stop);
+            board.undo();
+            if self.stopped {
+                return None;
+            }
+            out.push((Move::Play(square), clip(value, mode)));
+        }
+        out.sort_by_key(|&(_, value)| std::cmp::Reverse(value));
+        Some(out)
+    }
+
+    /// Appends best play from `board`, whose exact value is `value`, to `pv`.
+    fn extend_pv(&mut self, board: &mut Board, value: i32, pv: &mut Vec<Move>, stop: &AtomicBool) {
+        if board.is_game_over() || self.stopped {
+            return;
+        }
+        if !board.has_legal_move() {
+            board.make_pass();
+            pv.push(Move::Pass);
+            self.extend_pv(board, -value, pv, stop);
+            board.undo();
+            return;
+        }
+        let hint = self.tt.probe(board.hash()).and_then(|e| e.best_move());
+        for square in ordering::fastest_first(board, hint) {
+            board.make_move(square);
+            // The move is on the PV exactly when its child is worth -value.
+            let child = self.node(board, -value - 1, -value + 1, stop);
+            if child == -value && !self.stopped {
+                pv.push(Move::Play(square));
+                self.extend_pv(board, child, pv, stop);
+                board.undo();
+                return;
+            }
+            board.undo();
+            if self.stopped {
+                return;
+            }
+        }
+    }
+
+    /// Polls the stop flag every [`POLL_INTERVAL`] nodes.
+    #[inline]
+    fn poll(&mut self, stop: &AtomicBool) -> bool {
+        if self.nodes >= self.next_poll {
+            self.next_poll = self.nodes + POLL_INTERVAL;
+            if stop.load(Ordering::Relaxed) {
+                self.stopped = true;
+            }
+        }
+        self.stopped
+    }
+
+    /// Negamax value at an upper node (see the module doc).
+    fn node(&mut self, board: &mut Board, mut alpha: i32, mut beta: i32, stop: &AtomicBool) -> i32 {
+        let empties = board.empties();
+        if empties <= LEAF_EMPTIES {
+            return self.leaf_entry(board, alpha, beta);
+        }
+        self.nodes += 1;
+        if self.poll(stop) {
+            return 0;
+        }
+        // Stability: the opponent's stable discs can never be taken.
+        let stable = crate::eval::edge_stable(
+            board.opponent_discs(),
+            board.player_discs() | board.opponent_discs(),
+        )
+        .count_ones() as i32;
+        let upper = 64 - 2 * stable;
+        if upper <= alpha {
+            return upper;
+        }
+        beta = beta.min(upper.max(alpha + 1));
+
+        let hash = board.hash();
+        let mut hint = None;
+        if empties >= TT_MIN_EMPTIES {
+            if let Some(entry) = self.tt.probe(hash) {
+                hint = entry.best_move();
+                if entry.depth == SOLVED_DEPTH {
+                    let score = entry.score as i32;
+                    match entry.bound() {
+                        Bound::Exact => return score,
+                        Bound::Lower if score >= beta => return score,
+                        Bound::Upper if score <= alpha => return score,
+                        Bound::Lower => alpha = alpha.max(score),
+                        Bound::Upper => beta = beta.min(score),
+                    }
+                    if alpha >= beta {
+                        return score;
+                    }
+                }
+            }
+        }
+
+        if !board.has_legal_move() {
+            if !board.opponent_has_legal_move() {
+                return board.final_score(board.side_to_move());
+            }
+            board.make_pass();
+            let value = -self.node(board, -beta, -alpha, stop);
+            board.undo();
+            return value;
+        }
+
+        let original_alpha = alpha;
+        let mut best = -65;
+        let mut best_square = None;
+        let moves = ordering::fastest_first(board, hint);
+        for (i, square) in moves.iter().enumerate() {
+            let flipped = board.flips(square);
+            board.apply_flips(square, flipped);
+            let value = if i == 0 {
+                -self.node(board, -beta, -alpha, stop)
+            } else {
+                let probe = -self.node(board, -alpha - 1, -alpha, stop);
+                if probe > alpha && probe < beta {
+                    -self.node(board, -beta, -probe, stop)
+                } else {
+                    probe
+                }
+            };
+            board.undo();
+            if self.stopped {
+                return 0;
+            }
+            if value > best {
+                best = value;
+                best_square = Some(square);
+                if value > alpha {
+                    alpha = value;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if empties >= TT_MIN_EMPTIES {
+            let bound = if best <= original_alpha {
+                Bound::Upper
+            } else if best >= beta {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
+            self.tt.store(hash, SOLVED_DEPTH, bound, best, best_square);
+        }
+        best
+    }
+
+    /// Enters the leaf search: the bitboard view and the parity-ordered empty list.
+    fn leaf_entry(&mut self, board: &Board, alpha: i32, beta: i32) -> i32 {
+        let p = board.player_discs();
+        let o = board.opponent_discs();
+        let empty = !(p | o);
+        let mut list = [0u8; LEAF_EMPTIES as usize];
+        let mut n = 0;
+        // Odd quadrants first, then even ones; inside each, by static square rank.
+        for odd in [true, false] {
+            let mut chosen = 0u64;
+            for quadrant in QUADRANTS {
+                let here = empty & quadrant;
+                if (here.count_ones() % 2 == 1) == odd {
+                    chosen |= here;
+                }
+            }
+            let start = n;
+            for square in bits::squares(chosen) {
+                list[n] = square.index() as u8;
+                n += 1;
+            }
+            list[start..n].sort_by_key(|&sq| SQUARE_ORDER[sq as usize]);
+        }
+        self.leaf(p, o, alpha, beta, &mut list, n, false)
+    }
+
+    /// Negamax on the bitboard view with `n` empty squares in `list`.
+    #[allow(clippy::too_many_arguments)]
+    fn leaf(
+        &mut self,
+        p: u64,
+        o: u64,
+        mut alpha: i32,
+        beta: i32,
+        list: &mut [u8; LEAF_EMPTIES as usize],
+        n: usize,
+        passed: bool,
+    ) -> i32 {
+        if n == 1 {
+            return self.last_square(p, o, list[0] as usize);
+        }
+        self.nodes += 1;
+        let mut best = -65;
+        for i in 0..n {
+            let sq = list[i] as usize;
+            let flipped = bits::flips(p, o, sq);
+            if flipped == 0 {
+                continue;
+            }
+            // Remove the square for the child, keeping the others' order.
+            let mut child = *list;
+            child.copy_within(i + 1..n, i);
+            let value = -self.leaf(
+                o & !flipped,
+                p | flipped | (1 << sq),
+                -beta,
+                -alpha,
+                &mut child,
+                n - 1,
+                false,
+            );
+            if value > best {
+                best = value;
+                if value > alpha {
+                    alpha = value;
+                    if alpha >= beta {
+                        return best;
+                    }
+                }
+            }
+        }
+        if best > -65 {
+            return best;
+        }
+        if passed {
+            // Neither side can move: the game is over with n empties.
+            return final_diff(p, o, n as i32);
+        }
+        -self.leaf(o, p, -beta, -alpha, list, n, true)
+    }
+
+    /// The value of the position with one empty square `sq`, by counting flips.
+    #[inline]
+    fn last_square(&mut self, p: u64, o: u64, sq: usize) -> i32 {
+        self.nodes += 1;
+        let diff = p.count_ones() as i32 - o.count_ones() as i32;
+        let mine = bits::flips(p, o, sq).count_ones() as i32;
+        if mine > 0 {
+            return diff + 1 + 2 * mine;
+        }
+        let theirs = bits::flips(o, p, sq).count_ones() as i32;
+        if theirs > 0 {
+            return diff - 1 - 2 * theirs;
+        }
+        final_diff(p, o, 1)
+    }
+}
+
+/// Final score for `p` against `o` with `empties` squares left, empties to the winner.
+#[inline]
+fn final_diff(p: u64, o: u64, empties: i32) -> i32 {
+    let diff = p.count_ones() as i32 - o.count_ones() as i32;
+    match diff.signum() {
+        1 => diff + empties,
+        -1 => diff - empties,
+        _ => 0,
+    }
+}
+
+/// The search window of a mode.
+fn window(mode: SolveMode) -> (i32, i32) {
+    match mode {
+        SolveMode::Exact => (-64, 64),
+        SolveMode::WinLossDraw => (-1, 1),
+    }
+}
+
+/// A score as reported in a mode.
+fn clip(score: i32, mode: SolveMode) -> i32 {
+    match mode {
+        SolveMode::Exact => score,
+        SolveMode::WinLossDraw => score.signum(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    fn minimax(board: &mut Board) -> i32 {
+        let moves = board.legal_moves();
+        if moves == 0 {
+            if !board.opponent_has_legal_move() {
+                return board.final_score(board.side_to_move());
+            }
+            board.make_pass();
+            let v = -minimax(board);
+            board.undo();
+            return v;
+        }
+        let mut best = -65;
+        for sq in bits::squares(moves) {
+            board.make_move(sq);
+            best = best.max(-minimax(board));
+            board.undo();
+        }
+        best
+    }
+
+    #[test]
+    fn leaf_search_matches_minimax() {
+        let mut rng = Rng::new(3);
+        let mut solver = EndgameSolver::new(1);
+        let stop = AtomicBool::new(false);
+        for _ in 0..300 {
+            // Random play down to 1..=9 empties (passes and finished games included).
+            let mut board = Board::start();
+            let empties = 1 + rng.below(9) as u32;
+            while board.empties() > empties && !board.is_game_over() {
+                let moves = board.legal_moves();
+                if moves == 0 {
+                    board.make_pass();
+                } else {
+                    board.make_move(rng.pick(moves));
+                }
+            }
+            let expected = minimax(&mut board.clone());
+            assert_eq!(
+                solver.search(&mut board, -64, 64, &stop),
+                Some(expected),
+                "{board:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! `tsuru bench [--hash MB] [--depth-offset N]`: a fixed set of positions searched to fixed
+//! depths from a cleared table.
+//!
+//! Prints nodes, time and nodes/s per position and in total, then `signature <nodes>`. The
+//! search is deterministic, so the signature is the same on every run of the same build: a
+//! changed signature means the search changed (Stockfish's bench convention).
+
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use crate::board::{notation, Board};
+use crate::search::{Search, SearchLimits};
+
+/// The bench positions: (name, how to reach it, midgame depth). Openings are transcripts from
+/// the start; the others are board strings (midgame positions from the FFO suite, searched to
+/// a fixed depth, not solved).
+const POSITIONS: &[(&str, &str, u32)] = &[
+    ("start", "", 12),
+    ("xot f5d6c4d3c2b3b4b5", "f5d6c4d3c2b3b4b5", 12),
+    ("xot f5f4g3g6f3g4e3e2", "f5f4g3g6f3g4e3e2", 12),
+    ("xot f5f6d3c5d6c7b5e3", "f5f6d3c5d6c7b5e3", 12),
+    ("tiger", "f5d6c3d3c4f4f6f3e6e7", 11),
+    ("xot f5f6e6d6f7g6h5g4", "f5f6e6d6f7g6h5g4", 12),
+    (
+        "ffo 40",
+        "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X",
+        12,
+    ),
+    (
+        "ffo 45",
+        "---XXXX-X-XXXO--XXOXOO--XXXOXO--XXOXXO---OXXXOO-O-OOOO------OO-- X",
+        12,
+    ),
+    (
+        "ffo 50",
+        "----X-----XXX----OOOXOOO-OOOXOOO-OXOXOXO-OOXXOOO--OOXO----O--O-- X",
+        12,
+    ),
+    (
+        "ffo 55",
+        "--------X-X------XXXXOOOOOXOXX--OOOXXXX-OOXXXX--O-OOOX-----OO--- O",
+        12,
+    ),
+];
+
+/// Runs the benchmark.
+pub fn run(args: &[String]) -> Result<()> {
+    let mut hash_mb = 64;
+    let mut offset: i32 = 0;
+    let mut i = 0;
+    while i < args.len() {
+        let value = args
+            .get(i + 1)
+            .with_context(|| format!("{} needs a value", args[i]));
+        match args[i].as_str() {
+            "--hash" => hash_mb = value?.parse().context("--hash needs a number")?,
+            "--depth-offset" => offset = value?.parse().context("--depth-offset needs a number")?,
+            other => bail!(
+                "unexpected argument {other:?}; usage: tsuru bench [--hash MB] [--depth-offset N]"
+            ),
+        }
+        i += 2;
+    }
+    let mut search = Search::new(hash_mb);
+    let stop = AtomicBool::new(false);
+    let mut total_nodes = 0;
+    let started = Instant::now();
+    for &(name, setup, depth) in POSITIONS {
+        let board = bench_position(setup)?;
+        let depth = (depth as i32 + offset).max(1) as u32;
+        search.clear();
+        let limits = SearchLimits {
+            depth: Some(depth),
+            // Midgame only: the bench measures the alpha-beta search, not the solver.
+            exact_empties: 0,
+            wld_empties: 0,
+            ..SearchLimits::default()
+        };
+        let clock = Instant::now();
+        let result = search.iterate(&board, &limits, &stop, &mut |_| {});
+        let seconds = clock.elapsed().as_secs_f64();
+        total_nodes += result.nodes;
+        println!(
+            "{name:<24} depth {depth:2}  move {:>2}  score {}  nodes {:>11}  time {seconds:7.3} s  {:>10.0} nodes/s",
+            result.best.to_string(),
+            result.score,
+            result.nodes,
+            result.nodes as f64 / seconds.max(1e-9)
+        );
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "total nodes {total_nodes}  time {seconds:.3} s  {:.0} nodes/s",
+        total_nodes as f64 / seconds.max(1e-9)
+    );
+    println!("signature {total_nodes}");
+    Ok(())
+}
+
+/// A position from a transcript (from the start) or a board string.
+fn bench_position(setup: &str) -> Result<Board> {
+    if setup.len() >= 64 {
+        return notation::parse_board(setup);
+    }
+    let mut board = Board::start();
+    notation::play_moves(&mut board, &notation::parse_transcript(setup)?)?;
+    Ok(board)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bench_positions_are_valid_and_unfinished() {
+        for &(name, setup, _) in POSITIONS {
+            let board = bench_position(setup).unwrap_or_else(|e| panic!("{name}: {e:#}"));
+            assert!(board.has_legal_move(), "{name}");
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! `tsuru solve FILE.obf [--wld] [--hash MB] [--first N] [--last N]`: solves every position of
+//! an OBF file and checks the answers against the file's scores.
+//!
+//! One line per position: number, empties, best move, score, the file's best moves and score,
+//! `ok`/`WRONG`, nodes, seconds, nodes/s and the principal variation; then a summary. The exit
+//! status is non-zero when any answer is wrong. Positions of a file named `fforum-A-B.obf` are
+//! numbered from A, as the FFO suite numbers them.
+
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use crate::board::Move;
+use crate::formats::obf;
+use crate::search::endgame::{EndgameSolver, SolveMode};
+
+/// Runs the tool; returns an error (exit status 2) on bad arguments, and exits with status 1
+/// when an answer is wrong.
+pub fn run(args: &[String]) -> Result<()> {
+    let mut file = None;
+    let mut mode = SolveMode::Exact;
+    let mut hash_mb = 64;
+    let mut first = None;
+    let mut last = None;
+    let mut i = 0;
+    while i < args.len() {
+        let value = |i: usize| -> Result<usize> {
+            args.get(i + 1)
+                .with_context(|| format!("{} needs a number", args[i]))?
+                .parse()
+                .with_context(|| format!("{} needs a number", args[i]))
+        };
+        match args[i].as_str() {
+            "--wld" => mode = SolveMode::WinLossDraw,
+            "--hash" => {
+                hash_mb = value(i)?;
+                i += 1;
+            }
+            "--first" => {
+                first = Some(value(i)?);
+                i += 1;
+            }
+            "--last" => {
+                last = Some(value(i)?);
+                i += 1;
+            }
+            name if !name.starts_with("--") && file.is_none() => file = Some(name.to_string()),
+            other => bail!("unexpected argument {other:?}"),
+        }
+        i += 1;
+    }
+    let Some(file) = file else {
+        bail!("usage: tsuru solve FILE.obf [--wld] [--hash MB] [--first N] [--last N]");
+    };
+    let text = std::fs::read_to_string(&file).with_context(|| format!("reading {file}"))?;
+    let positions = obf::parse_file(&text).with_context(|| format!("parsing {file}"))?;
+    let offset = ffo_offset(&file);
+
+    let mut solver = EndgameSolver::new(hash_mb);
+    let stop = AtomicBool::new(false);
+    let (mut wrong_moves, mut wrong_scores, mut total_nodes, mut solved) = (0, 0, 0u64, 0);
+    let started = Instant::now();
+    println!(
+        "{:>4} {:>3} {:>4} {:>5} {:>10} {:>6} {:>14} {:>9} {:>10}  pv",
+        "#", "emp", "move", "score", "expected", "check", "nodes", "seconds", "nodes/s"
+    );
+    for (index, position) in positions.iter().enumerate() {
+        let number = index + offset;
+        if first.is_some_and(|f| number < f) || last.is_some_and(|l| number > l) {
+            continue;
+        }
+        eprint!(
+            "solving #{number} ({} empties)...\r",
+            position.board.empties()
+        );
+        let mut board = position.board.clone();
+        solver.reset_nodes();
+        let clock = Instant::now();
+        let solution = solver
+            .solve(&mut board, mode, &stop)
+            .context("the solver was stopped")?;
+        let seconds = clock.elapsed().as_secs_f64();
+        let nodes = solver.nodes();
+        total_nodes += nodes;
+        solved += 1;
+
+        let expected = position.best_score();
+        let expected_score = expected.map(|s| match mode {
+            SolveMode::Exact => s,
+            SolveMode::WinLossDraw => s.signum(),
+        });
+        let best_moves = position.best_moves();
+        let move_ok = best_moves.is_empty()
+            || match mode {
+                SolveMode::Exact => best_moves.contains(&solution.best),
+                // Any move with the same outcome is right in WLD mode.
+                SolveMode::WinLossDraw => position
+                    .scores
+                    .iter()
+                    .any(|&(mv, s)| mv == solution.best && s.signum() == solution.score),
+            };
+        let score_ok = expected_score.is_none_or(|s| s == solution.score);
+        wrong_moves += usize::from(!move_ok);
+        wrong_scores += usize::from(!score_ok);
+        let expected_text = match expected_score {
+            Some(score) => format!(
+                "{}:{:+}",
+                best_moves
+                    .iter()
+                    .map(Move::to_string)
+                    .collect::<Vec<_>>()
+                    .join("/"),
+                score
+            ),
+            None => "-".into(),
+        };
+        println!(
+            "{:>4} {:>3} {:>4} {:>+5} {:>10} {:>6} {:>14} {:>9.3} {:>10.0}  {}",
+            number,
+            position.board.empties(),
+            solution.best.to_string(),
+            solution.score,
+            expected_text,
+            if move_ok && score_ok { "ok" } else { "WRONG" },
+            nodes,
+            seconds,
+            nodes as f64 / seconds.max(1e-9),
+            solution
+                .pv
+                .iter()
+                .map(|m| format!("{m:#}"))
+                .collect::<String>()
+        );
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!();
+    println!(
+        "positions {solved}  wrong moves {wrong_moves}  wrong scores {wrong_scores}  nodes {total_nodes}  time {seconds:.3} s  {:.0} nodes/s",
+        total_nodes as f64 / seconds.max(1e-9)
+    );
+    if wrong_moves + wrong_scores > 0 {
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+/// The number of the first position of a file named like `fforum-20-39.obf`, else 1.
+fn ffo_offset(path: &str) -> usize {
+    let name = std::path::Path::new(path)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    name.strip_prefix("fforum-")
+        .and_then(|rest| rest.split('-').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ffo_files_are_numbered_from_their_name() {
+        assert_eq!(super::ffo_offset("tests/fixtures/fforum-20-39.obf"), 20);
+        assert_eq!(super::ffo_offset("fforum-1-19.obf"), 1);
+        assert_eq!(super::ffo_offset("mine.obf"), 1);
+    }
+}
