@@ -107,6 +107,8 @@ impl Search {
         for (i, root) in roots.iter_mut().enumerate() {
             let mv = root.mv;
             play(board, mv);
+            // A pass uses no depth, at the root as everywhere.
+            let depth = if mv == Move::Pass { depth + 1 } else { depth };
             let value = if multi_pv > 1 {
                 // The k-th best score so far is the bar a move must clear to be reported.
                 if i < multi_pv {
@@ -191,10 +193,14 @@ impl Search {
         if depth >= empties && empties <= SOLVER_HANDOFF_EMPTIES {
             return self.solve_node(board, alpha, beta, stop);
         }
+        let moves = board.legal_moves();
         if depth == 0 || ply >= MAX_PLY - 2 {
+            // A game that ended with empty squares left is scored exactly, not estimated.
+            if moves == 0 && !board.opponent_has_legal_move() {
+                return board.final_score(board.side_to_move()) * UNITS_PER_DISC;
+            }
             return self.eval.evaluate(board).0;
         }
-        let moves = board.legal_moves();
         if moves == 0 {
             if !board.opponent_has_legal_move() {
                 return board.final_score(board.side_to_move()) * UNITS_PER_DISC;

@@ -1,0 +1,192 @@
+//! The exact endgame solver against known truth: plain minimax on small positions, the FFO
+//! suite's exact scores, symmetry, and stopping.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tsuru::board::{bits, notation, Board, Move, Symmetry};
+use tsuru::formats::obf;
+use tsuru::rng::Rng;
+use tsuru::search::endgame::{EndgameSolver, SolveMode};
+
+/// Plain minimax of the final disc difference: no pruning, no tables, no ordering.
+fn minimax(board: &mut Board) -> i32 {
+    let moves = board.legal_moves();
+    if moves == 0 {
+        if !board.opponent_has_legal_move() {
+            return board.final_score(board.side_to_move());
+        }
+        board.make_pass();
+        let value = -minimax(board);
+        board.undo();
+        return value;
+    }
+    let mut best = i32::MIN;
+    for square in bits::squares(moves) {
+        board.make_move(square);
+        best = best.max(-minimax(board));
+        board.undo();
+    }
+    best
+}
+
+/// A position reached by random play from the start down to `empties` empty squares (or
+/// earlier if the game ends), with its history dropped.
+fn random_position(rng: &mut Rng, empties: u32) -> Board {
+    let mut board = Board::start();
+    while board.empties() > empties && !board.is_game_over() {
+        let moves = board.legal_moves();
+        if moves == 0 {
+            board.make_pass();
+        } else {
+            board.make_move(rng.pick(moves));
+        }
+    }
+    board.without_history()
+}
+
+fn score_of_final(board: &Board, pv: &[Move]) -> i32 {
+    let mut replay = board.clone();
+    let me = replay.side_to_move();
+    for &mv in pv {
+        replay
+            .play(mv)
+            .unwrap_or_else(|e| panic!("PV {pv:?} from {board:?}: {e:#}"));
+    }
+    assert!(replay.is_game_over(), "PV {pv:?} does not end the game");
+    replay.final_score(me)
+}
+
+#[test]
+fn solver_equals_minimax_on_small_positions() {
+    let mut rng = Rng::new(11);
+    let mut solver = EndgameSolver::new(4);
+    let stop = AtomicBool::new(false);
+    let (mut passes, mut finished) = (0, 0);
+    for i in 0..260 {
+        // Every 20th game is played out to its end, so finished positions are covered too.
+        let empties = match i {
+            _ if i % 20 == 0 => 0,
+            _ if i < 240 => 1 + (i % 9),
+            _ => 10,
+        };
+        let mut board = random_position(&mut rng, empties);
+        passes += usize::from(board.must_pass());
+        finished += usize::from(board.is_game_over());
+        let expected = minimax(&mut board.clone());
+
+        let value = solver.search(&mut board, -64, 64, &stop).unwrap();
+        assert_eq!(value, expected, "{board:?}");
+        let wld = solver.search(&mut board, -1, 1, &stop).unwrap();
+        assert_eq!(wld.signum(), expected.signum(), "{board:?}");
+
+        let solution = solver.solve(&mut board, SolveMode::Exact, &stop).unwrap();
+        assert_eq!(solution.score, expected, "{board:?}");
+        if !board.is_game_over() {
+            // The best move achieves the score, and the PV, replayed, ends the game with it.
+            let mut child = board.clone();
+            child.play(solution.best).unwrap();
+            assert_eq!(-minimax(&mut child), expected, "{board:?}");
+            assert_eq!(solution.pv[0], solution.best);
+            assert_eq!(score_of_final(&board, &solution.pv), expected);
+        }
+        let wld = solver
+            .solve(&mut board, SolveMode::WinLossDraw, &stop)
+            .unwrap();
+        assert_eq!(wld.score, expected.signum(), "{board:?}");
+        let all = solver
+            .solve_all(&mut board, SolveMode::Exact, &stop)
+            .unwrap();
+        if !board.is_game_over() {
+            assert_eq!(all[0].1, expected);
+            assert!(all.windows(2).all(|w| w[0].1 >= w[1].1));
+        }
+        // The board is untouched by every call.
+        board.check_invariants().unwrap();
+        assert_eq!(board.ply(), 0);
+    }
+    assert!(passes > 0, "no pass position was tested");
+    assert!(finished > 0, "no finished position was tested");
+}
+
+fn check_ffo(file: &str) {
+    let path = format!("{}/tests/fixtures/{file}", env!("CARGO_MANIFEST_DIR"));
+    let positions = obf::parse_file(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut solver = EndgameSolver::new(64);
+    let stop = AtomicBool::new(false);
+    for (i, position) in positions.iter().enumerate() {
+        let mut board = position.board.clone();
+        let solution = solver.solve(&mut board, SolveMode::Exact, &stop).unwrap();
+        assert_eq!(Some(solution.score), position.best_score(), "{file} #{i}");
+        assert!(
+            position.best_moves().contains(&solution.best),
+            "{file} #{i}: {} not among {:?}",
+            solution.best,
+            position.best_moves()
+        );
+        assert_eq!(
+            score_of_final(&position.board, &solution.pv),
+            solution.score
+        );
+    }
+}
+
+#[test]
+fn ffo_1_to_19_are_solved_exactly() {
+    check_ffo("fforum-1-19.obf");
+}
+
+/// About a minute in release; run with `cargo test --release -- --ignored`.
+#[test]
+#[ignore]
+fn ffo_20_to_39_are_solved_exactly() {
+    check_ffo("fforum-20-39.obf");
+}
+
+#[test]
+fn exact_scores_are_the_same_on_all_symmetries() {
+    let mut rng = Rng::new(17);
+    let mut solver = EndgameSolver::new(16);
+    let stop = AtomicBool::new(false);
+    for empties in [12, 13, 14, 15, 16] {
+        let board = random_position(&mut rng, empties);
+        let expected = solver.search(&mut board.clone(), -64, 64, &stop).unwrap();
+        for symmetry in Symmetry::ALL {
+            solver.clear();
+            let mut image = board.transformed(symmetry);
+            assert_eq!(
+                solver.search(&mut image, -64, 64, &stop),
+                Some(expected),
+                "{board:?} under {symmetry:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_stopped_solve_returns_none_and_leaves_the_board_unchanged() {
+    // 26 empties from random play: far too big to solve in the 20 ms before the stop.
+    let mut rng = Rng::new(23);
+    let board = random_position(&mut rng, 26);
+    let stop = Arc::new(AtomicBool::new(false));
+    let raiser = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            stop.store(true, Ordering::SeqCst);
+        })
+    };
+    let mut solver = EndgameSolver::new(16);
+    let mut work = board.clone();
+    let outcome = solver.solve(&mut work, SolveMode::Exact, &stop);
+    raiser.join().unwrap();
+    assert_eq!(outcome, None);
+    assert_eq!(work, board);
+    assert_eq!(work.ply(), 0);
+    work.check_invariants().unwrap();
+    assert_eq!(
+        notation::board_to_string(&work),
+        notation::board_to_string(&board)
+    );
+}

@@ -1,0 +1,263 @@
+//! The midgame search against known truth: a plain fixed-depth negamax with the same
+//! evaluation, table on/off, determinism, multi-PV, exact endgames, passes and stopping.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tsuru::board::{bits, Board, Move};
+use tsuru::eval::{Evaluation, SeedsEval};
+use tsuru::rng::Rng;
+use tsuru::score::{Score, UNITS_PER_DISC};
+use tsuru::search::{Depth, Search, SearchLimits};
+
+/// Plain negamax to `depth` plies with the search's conventions: a finished game scores its
+/// final disc difference, depth 0 the static evaluation, and a pass uses no depth.
+fn negamax(board: &mut Board, depth: u32) -> i32 {
+    let moves = board.legal_moves();
+    if moves == 0 && !board.opponent_has_legal_move() {
+        return board.final_score(board.side_to_move()) * UNITS_PER_DISC;
+    }
+    if depth == 0 {
+        return SeedsEval.evaluate(board).0;
+    }
+    if moves == 0 {
+        board.make_pass();
+        let value = -negamax(board, depth);
+        board.undo();
+        return value;
+    }
+    let mut best = i32::MIN;
+    for square in bits::squares(moves) {
+        board.make_move(square);
+        best = best.max(-negamax(board, depth - 1));
+        board.undo();
+    }
+    best
+}
+
+fn random_position(rng: &mut Rng, plies: u64) -> Board {
+    let mut board = Board::start();
+    for _ in 0..plies {
+        let moves = board.legal_moves();
+        if moves != 0 {
+            board.make_move(rng.pick(moves));
+        } else if board.opponent_has_legal_move() {
+            board.make_pass();
+        } else {
+            break;
+        }
+    }
+    board.without_history()
+}
+
+/// Fixed-depth, midgame-only limits (no solver at the root).
+fn depth_limits(depth: u32) -> SearchLimits {
+    SearchLimits {
+        depth: Some(depth),
+        exact_empties: 0,
+        wld_empties: 0,
+        ..SearchLimits::default()
+    }
+}
+
+fn search_to(
+    search: &mut Search,
+    board: &Board,
+    limits: &SearchLimits,
+) -> tsuru::search::SearchResult {
+    search.iterate(board, limits, &AtomicBool::new(false), &mut |_| {})
+}
+
+#[test]
+fn fixed_depth_scores_equal_plain_negamax() {
+    let mut rng = Rng::new(31);
+    let mut search = Search::new(8);
+    for i in 0..160 {
+        let plies = rng.below(61);
+        let board = random_position(&mut rng, plies);
+        if board.is_game_over() {
+            continue;
+        }
+        let depth = 1 + (i % 4) as u32;
+        let result = search_to(&mut search, &board, &depth_limits(depth));
+        let expected = negamax(&mut board.clone(), depth);
+        assert_eq!(result.score.0, expected, "depth {depth} {board:?}");
+        // The chosen move is worth the score.
+        let mut child = board.clone();
+        child.play(result.best).unwrap();
+        assert_eq!(-negamax(&mut child, depth - 1), expected, "{board:?}");
+    }
+}
+
+#[test]
+fn the_table_does_not_change_fixed_depth_scores() {
+    let mut rng = Rng::new(37);
+    let mut with = Search::new(8);
+    let mut without = Search::new(8);
+    without.set_table_enabled(false);
+    for _ in 0..12 {
+        let plies = 10 + rng.below(30);
+        let board = random_position(&mut rng, plies);
+        if board.is_game_over() {
+            continue;
+        }
+        for depth in [5, 6] {
+            let a = search_to(&mut with, &board, &depth_limits(depth));
+            let b = search_to(&mut without, &board, &depth_limits(depth));
+            assert_eq!(a.score, b.score, "depth {depth} {board:?}");
+        }
+    }
+}
+
+#[test]
+fn a_stopped_search_returns_a_legal_move() {
+    let mut rng = Rng::new(41);
+    for delay in [0, 5, 30] {
+        let board = random_position(&mut rng, 12);
+        let stop = Arc::new(AtomicBool::new(false));
+        let raiser = {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(delay));
+                stop.store(true, Ordering::SeqCst);
+            })
+        };
+        let limits = SearchLimits {
+            depth: None,
+            ..SearchLimits::default()
+        };
+        let mut search = Search::new(8);
+        let result = search.iterate(&board, &limits, &stop, &mut |_| {});
+        raiser.join().unwrap();
+        assert!(board.is_legal(result.best), "{} in {board:?}", result.best);
+        assert!(!result.completed);
+    }
+}
+
+#[test]
+fn node_counts_are_deterministic() {
+    let board = random_position(&mut Rng::new(43), 14);
+    let mut search = Search::new(8);
+    let first = search_to(&mut search, &board, &depth_limits(8));
+    search.clear();
+    let second = search_to(&mut search, &board, &depth_limits(8));
+    assert_eq!(first.nodes, second.nodes);
+    assert_eq!(first.best, second.best);
+    assert!(first.nodes > 1000);
+}
+
+#[test]
+fn multi_pv_lines_are_sorted_and_each_score_is_right() {
+    let mut rng = Rng::new(47);
+    let mut search = Search::new(8);
+    for _ in 0..10 {
+        let plies = 8 + rng.below(30);
+        let board = random_position(&mut rng, plies);
+        if board.is_game_over() || !board.has_legal_move() {
+            continue;
+        }
+        let depth = 3;
+        for n in [2, 4, 64] {
+            let limits = SearchLimits {
+                multi_pv: n,
+                ..depth_limits(depth)
+            };
+            let mut reports = Vec::new();
+            let result = search.iterate(&board, &limits, &AtomicBool::new(false), &mut |info| {
+                reports.push(info.clone())
+            });
+            let legal = board.mobility() as usize;
+            assert_eq!(result.lines.len(), n.min(legal));
+            assert!(result.lines.windows(2).all(|w| w[0].score >= w[1].score));
+            for line in &result.lines {
+                let mut child = board.clone();
+                child.play(line.mv).unwrap();
+                assert_eq!(
+                    line.score.0,
+                    -negamax(&mut child, depth - 1),
+                    "{} in {board:?}",
+                    line.mv
+                );
+                assert_eq!(line.pv[0], line.mv);
+            }
+            // One report per iteration, every line of a report at the same depth.
+            assert_eq!(reports.len(), depth as usize);
+            for (i, info) in reports.iter().enumerate() {
+                assert_eq!(info.depth, Depth::Plies(i as u32 + 1));
+                assert_eq!(info.lines.len(), n.min(legal));
+            }
+        }
+    }
+}
+
+fn minimax(board: &mut Board) -> i32 {
+    negamax(board, 64) / UNITS_PER_DISC
+}
+
+#[test]
+fn endgame_roots_are_exact() {
+    let mut rng = Rng::new(53);
+    let mut search = Search::new(8);
+    let mut tested = 0;
+    while tested < 60 {
+        let plies = 51 + rng.below(9);
+        let board = random_position(&mut rng, plies);
+        if board.is_game_over() {
+            continue;
+        }
+        tested += 1;
+        let expected = minimax(&mut board.clone());
+        let result = search_to(&mut search, &board, &SearchLimits::for_level(12));
+        assert_eq!(result.depth, Depth::Exact, "{board:?}");
+        assert_eq!(result.score, Score::from_discs(expected), "{board:?}");
+        assert!(result.completed);
+        // Win/loss/draw limits give the sign.
+        let wld = SearchLimits {
+            exact_empties: 0,
+            wld_empties: 60,
+            ..SearchLimits::for_level(1)
+        };
+        let result = search_to(&mut search, &board, &wld);
+        if result.depth == Depth::Exact {
+            // A one-ply search already reaches the end when one square is left.
+            assert!(board.empties() <= 1);
+            assert_eq!(result.score, Score::from_discs(expected));
+        } else {
+            assert_eq!(result.depth, Depth::WinLossDraw);
+            assert_eq!(result.score.0.signum(), expected.signum(), "{board:?}");
+        }
+        // Multi-PV exact lines carry each move's exact value.
+        let all = SearchLimits {
+            multi_pv: 64,
+            ..SearchLimits::for_level(12)
+        };
+        let result = search_to(&mut search, &board, &all);
+        for line in &result.lines {
+            let mut child = board.clone();
+            child.play(line.mv).unwrap();
+            assert_eq!(line.score, Score::from_discs(-minimax(&mut child)));
+        }
+    }
+}
+
+#[test]
+fn pass_and_game_over_roots() {
+    // a1 White, b1 Black, Black to move: Black must pass.
+    let text = format!("OX{} X", "-".repeat(62));
+    let board = tsuru::board::notation::parse_board(&text).unwrap();
+    assert!(board.must_pass());
+    let mut search = Search::new(4);
+    let result = search_to(&mut search, &board, &depth_limits(3));
+    assert_eq!(result.best, Move::Pass);
+    assert_eq!(result.pv[0], Move::Pass);
+    assert_eq!(result.score.0, negamax(&mut board.clone(), 3));
+
+    let over = tsuru::board::notation::parse_board(&format!("X{} O", "-".repeat(63))).unwrap();
+    assert!(over.is_game_over());
+    let result = search_to(&mut search, &over, &depth_limits(3));
+    assert_eq!(result.best, Move::Pass);
+    assert_eq!(result.depth, Depth::Exact);
+    assert_eq!(result.score, Score::from_discs(-64));
+    assert!(result.lines.is_empty());
+}
