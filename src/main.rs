@@ -1,27 +1,97 @@
-//! The `tsuru` binary: command-line entry point.
+//! The `tsuru` binary: the engine on stdin/stdout, or one of the tools.
 
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use tsuru::board::{notation, perft, Board};
+use tsuru::config::Config;
+
+/// A tool run as `tsuru NAME ...`.
+struct Subcommand {
+    name: &'static str,
+    usage: &'static str,
+    help: &'static str,
+    run: fn(&[String]) -> Result<()>,
+}
+
+/// Every subcommand; `--help` lists them from here.
+const SUBCOMMANDS: &[Subcommand] = &[
+    Subcommand {
+        name: "perft",
+        usage: "perft DEPTH [--board \"<64 squares> <side>\"] [--reference]",
+        help: "count game-tree leaves per depth (a pass is a ply) and print leaves/s",
+        run: perft_command,
+    },
+    Subcommand {
+        name: "solve",
+        usage: "solve FILE.obf [--wld] [--hash MB] [--first N] [--last N]",
+        help: "solve every position of an OBF file exactly and check the answers",
+        run: tsuru::tools::solve::run,
+    },
+    Subcommand {
+        name: "bench",
+        usage: "bench [--hash MB] [--depth-offset N]",
+        help: "search fixed positions to fixed depths; prints nodes/s and a node signature",
+        run: tsuru::tools::bench::run,
+    },
+];
 
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("error"))
         .target(env_logger::Target::Stderr)
         .init();
-    if let Err(err) = run(std::env::args().skip(1).collect()) {
-        eprintln!("tsuru: error: {err:#}");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Err(err) = run(&args) {
+        eprintln!(
+            "tsuru: error: {}",
+            tsuru::protocol::output::ascii(&format!("{err:#}"))
+        );
         std::process::exit(2);
     }
 }
 
-fn run(args: Vec<String>) -> Result<()> {
-    match args.first().map(String::as_str) {
-        Some("perft") => perft_command(&args[1..]),
-        Some("solve") => tsuru::tools::solve::run(&args[1..]),
-        Some("bench") => tsuru::tools::bench::run(&args[1..]),
-        _ => bail!("usage: tsuru perft DEPTH [--board \"<64 squares> <side>\"] [--reference]"),
+fn run(args: &[String]) -> Result<()> {
+    if let Some(sub) = args
+        .first()
+        .and_then(|first| SUBCOMMANDS.iter().find(|s| s.name == first.as_str()))
+    {
+        return (sub.run)(&args[1..]);
     }
+    let config = Config::parse(args)?;
+    if config.help {
+        print!("{}", help_text());
+        return Ok(());
+    }
+    if config.version {
+        println!("tsuru {}", env!("CARGO_PKG_VERSION"));
+        return Ok(());
+    }
+    tsuru::protocol::run(&config)
+}
+
+fn help_text() -> String {
+    let mut text = String::from(
+        "tsuru: an Othello engine for NBoard (protocol v2) and GTP over stdin/stdout.\n\n\
+         Usage: tsuru [OPTIONS]            run the engine (protocol detected from the first line)\n\
+        \x20      tsuru SUBCOMMAND [ARGS]    run a tool\n\nOptions:\n",
+    );
+    text.push_str(&Config::options_help());
+    text.push_str("\nSubcommands:\n");
+    for sub in SUBCOMMANDS {
+        text.push_str(&format!(
+            "  {:<8} {}\n           tsuru {}\n",
+            sub.name, sub.help, sub.usage
+        ));
+    }
+    text.push_str(
+        "\nLevels: level (depth) N searches N plies in the midgame, proves win/loss/draw from\n\
+         3N/2 + 2 empty squares and solves exactly from 3N/2 empty squares (level 12: exact\n\
+         from 18 empties; level 40 and above: the whole game). A time limit (the game's clock\n\
+         or --move-time) can end a search sooner; its last completed depth is used.\n",
+    );
+    text.push_str("\nGTP commands:\n");
+    text.push_str(&tsuru::protocol::gtp::commands_help());
+    text
 }
 
 fn perft_command(args: &[String]) -> Result<()> {
@@ -41,12 +111,13 @@ fn perft_command(args: &[String]) -> Result<()> {
         }
         i += 1;
     }
-    let depth = depth.context("perft needs a DEPTH")?;
+    let Some(depth) = depth else {
+        bail!("usage: tsuru perft DEPTH [--board \"<64 squares> <side>\"] [--reference]");
+    };
     let total = Instant::now();
-    let mut leaves = 0;
     for d in 1..=depth {
         let start = Instant::now();
-        leaves = if reference {
+        let leaves = if reference {
             tsuru::board::scan::perft(&mut board, d)
         } else {
             perft::perft(&mut board, d)
@@ -60,7 +131,6 @@ fn perft_command(args: &[String]) -> Result<()> {
             leaves as f64 / secs.max(1e-9) / 1e6
         );
     }
-    let _ = leaves;
     println!("total time {:.3} s", total.elapsed().as_secs_f64());
     Ok(())
 }

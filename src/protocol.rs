@@ -9,13 +9,15 @@
 //! numeric id, selects GTP. Empty lines and `#` comments are skipped; any other line is
 //! logged and skipped.
 
+pub mod gtp;
 pub mod input;
+pub mod nboard;
 pub mod output;
 
 use std::collections::VecDeque;
 use std::sync::mpsc::Receiver;
 
-use crate::config::ProtocolKind;
+use crate::config::{Config, ProtocolKind};
 use input::Input;
 
 /// The input events of a session, in order: lines put back by detection first, then the
@@ -44,6 +46,25 @@ impl InputQueue {
     /// Puts an event back so the next [`InputQueue::recv`] returns it.
     pub fn push_front(&mut self, event: Input) {
         self.pending.push_front(event);
+    }
+}
+
+/// Runs the engine on stdin/stdout: detects the protocol (unless the configuration forces
+/// one) and runs its front end until `quit` or end of input.
+pub fn run(config: &Config) -> anyhow::Result<()> {
+    let mut queue = InputQueue::new(input::spawn_reader(std::io::stdin()));
+    let out = output::Output::stdout();
+    let kind = match config.protocol {
+        Some(kind) => kind,
+        None => match detect_from(&mut queue, gtp::is_known_command) {
+            Some(kind) => kind,
+            None => return Ok(()),
+        },
+    };
+    log::info!("speaking {kind:?}");
+    match kind {
+        ProtocolKind::Nboard => nboard::run(config, &mut queue, &out),
+        ProtocolKind::Gtp => gtp::run(config, &mut queue, &out),
     }
 }
 

@@ -36,6 +36,10 @@ use tt::TranspositionTable;
 /// Nodes between two checks of the stop flag, the deadline and the node limit.
 pub const POLL_INTERVAL: u64 = 1024;
 
+/// Before solving a root with this many empties or fewer, the midgame search goes only 4
+/// plies deep; above it, to `empties - PRESOLVE_EMPTIES` plies (within the depth limit).
+const PRESOLVE_EMPTIES: u32 = 18;
+
 /// Deepest ply the search can reach (moves and passes).
 pub(crate) const MAX_PLY: usize = 128;
 
@@ -257,10 +261,12 @@ impl Search {
         } else {
             None
         };
-        // Before a solve, a few shallow iterations give move ordering and a fallback answer.
+        // Before a solve, midgame iterations give move ordering and a fallback answer: a
+        // few plies when the solve is quick, deeper ones (reported as they complete) when
+        // many squares are empty and the solve may not finish.
         let mut max_depth = limits.depth.unwrap_or(u32::MAX).max(1);
         if endgame.is_some() {
-            max_depth = max_depth.min(4);
+            max_depth = max_depth.min(empties.saturating_sub(PRESOLVE_EMPTIES).max(4));
         }
         let mut result: Option<SearchResult> = None;
         let mut last_score = 0;

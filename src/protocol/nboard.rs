@@ -1,0 +1,238 @@
+//! NBoard protocol version 2 (see protocol.md, "NBoard").
+//!
+//! Commands are applied strictly in order. `hint`, `go` and `analyze` run on the session's
+//! search thread, which prints its own lines; every later command first stops that search
+//! and waits for it, so nothing about an old request can follow a newer `pong`. Unknown or
+//! malformed lines are logged on stderr and ignored; a failed command changes nothing.
+
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use super::input::Input;
+use super::output::Output;
+use super::InputQueue;
+use crate::board::{Board, Color, Move};
+use crate::config::Config;
+use crate::formats::ggf::{parse_move_token, GgfGame};
+use crate::score::Score;
+use crate::search::{Depth, PvLine, Search, SearchInfo, SearchLimits};
+use crate::session::Session;
+
+/// The name sent with `set myname` (one token, as NBoard keeps only the first word).
+pub const ENGINE_NAME: &str = "tsuru";
+
+/// Runs the NBoard loop until `quit` or end of input.
+pub fn run(config: &Config, queue: &mut InputQueue, out: &Output) -> Result<()> {
+    let mut session = Session::new(config);
+    loop {
+        let line = match queue.recv() {
+            Input::Eof => break,
+            Input::Line(line) => line,
+        };
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        // Whatever the command, an older request's search ends first.
+        session.stop();
+        match handle(&mut session, line, out) {
+            Ok(Flow::Continue) => {}
+            Ok(Flow::Quit) => break,
+            Err(err) => log::warn!("ignored {:?}: {err:#}", super::output::ascii(line)),
+        }
+    }
+    session.stop();
+    Ok(())
+}
+
+enum Flow {
+    Continue,
+    Quit,
+}
+
+fn handle(session: &mut Session, line: &str, out: &Output) -> Result<Flow> {
+    let (command, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    let rest = rest.trim();
+    match command {
+        "nboard" => out.line(&format!("set myname {ENGINE_NAME}")),
+        "ping" => {
+            let n: i64 = rest.parse().context("ping needs a number")?;
+            out.line(&format!("pong {n}"));
+        }
+        "set" => set(session, rest)?,
+        "move" => session.play(parse_move_token(rest)?)?,
+        "hint" => {
+            let n: usize = rest.parse().context("hint needs a number")?;
+            hint(session, n.max(1), out);
+        }
+        "go" => go(session, out),
+        "learn" => out.line("learned"),
+        "analyze" => analyze(session, out),
+        "quit" => return Ok(Flow::Quit),
+        // Protocol version 1 sends a bare move.
+        _ if rest.is_empty() && is_bare_move(command) => {
+            session.play(parse_move_token(command)?)?;
+        }
+        _ => bail!("unknown command"),
+    }
+    Ok(Flow::Continue)
+}
+
+fn is_bare_move(word: &str) -> bool {
+    word.len() == 2 && parse_move_token(word).is_ok()
+}
+
+fn set(session: &mut Session, rest: &str) -> Result<()> {
+    let (name, value) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    let value = value.trim();
+    match name {
+        "depth" => session.set_depth(value.parse().context("depth needs a number")?),
+        "game" => {
+            session.set_game(GgfGame::parse(value)?);
+            Ok(())
+        }
+        "contempt" => {
+            session.set_contempt(value.parse().context("contempt needs a number")?);
+            Ok(())
+        }
+        _ => bail!("unknown setting {name:?}"),
+    }
+}
+
+/// A PV as one token: moves in upper case joined by `-` (`F5-D6-C3`, `PA-C1`).
+pub fn pv_token(pv: &[Move]) -> String {
+    pv.iter().map(Move::to_string).collect::<Vec<_>>().join("-")
+}
+
+fn search_line(line: &PvLine, depth: Depth) -> String {
+    format!("search {} {} 0 {}", pv_token(&line.pv), line.score, depth)
+}
+
+fn nodestats(nodes: u64, seconds: f64) -> String {
+    format!("nodestats {nodes} {seconds:.3}")
+}
+
+/// `hint n`: the best `n` moves after every iteration, up to the level's depth or a solve.
+fn hint(session: &mut Session, n: usize, out: &Output) {
+    let board = session.board();
+    if board.is_game_over() {
+        out.line("status game over");
+        return;
+    }
+    let limits = session.analysis_limits(n);
+    out.line("status Analyzing");
+    let info_out = out.clone();
+    let done_out = out.clone();
+    session.start_search(
+        limits,
+        move |info: &SearchInfo| {
+            for line in &info.lines {
+                info_out.line(&search_line(line, info.depth));
+            }
+        },
+        move |result| {
+            done_out.line(&nodestats(result.nodes, result.elapsed.as_secs_f64()));
+            done_out.line("status");
+        },
+    );
+}
+
+/// `go`: choose a move within the level and the clock; reported, not played.
+fn go(session: &mut Session, out: &Output) {
+    let board = session.board();
+    if board.is_game_over() {
+        out.line("status game over");
+        return;
+    }
+    if board.must_pass() {
+        out.line("=== PA");
+        return;
+    }
+    let limits = session.move_limits(None);
+    let started = Instant::now();
+    out.line("status Thinking");
+    let info_out = out.clone();
+    let done_out = out.clone();
+    session.start_search(
+        limits,
+        move |info: &SearchInfo| {
+            if let Some(line) = info.lines.first() {
+                info_out.line(&search_line(line, info.depth));
+            }
+        },
+        move |result| {
+            let seconds = started.elapsed().as_secs_f64();
+            done_out.line(&nodestats(result.nodes, result.elapsed.as_secs_f64()));
+            done_out.line(&format!(
+                "=== {}/{}/{:.2}",
+                result.best, result.score, seconds
+            ));
+        },
+    );
+}
+
+/// `analyze`: the value of every position of the game from Black's point of view, from the
+/// last position back to the start, as `analysis <movesMade> <eval>` lines.
+fn analyze(session: &mut Session, out: &Output) {
+    let game = session.game().clone();
+    let limits = SearchLimits::for_level(session.depth());
+    let out = out.clone();
+    out.line("status Analyzing game");
+    session.start_job(move |search: &mut Search, stop| {
+        let moves = game.moves();
+        for made in (0..=moves.len()).rev() {
+            let mut board = game.start().clone();
+            for mv in &moves[..made] {
+                board.play(mv.mv).expect("a validated game replays");
+            }
+            let Some(score) = analyse_position(search, &board, &limits, stop) else {
+                return;
+            };
+            let black = if board.side_to_move() == Color::Black {
+                score
+            } else {
+                -score
+            };
+            out.line(&format!("analysis {made} {black}"));
+        }
+        out.line("status");
+    });
+}
+
+/// The value of one position for the side to move; `None` if stopped.
+fn analyse_position(
+    search: &mut Search,
+    board: &Board,
+    limits: &SearchLimits,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Option<Score> {
+    if board.is_game_over() {
+        return Some(Score::from_discs(board.final_score(board.side_to_move())));
+    }
+    let result = search.iterate(board, limits, stop, &mut |_| {});
+    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
+    Some(result.score)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pv_tokens_have_no_spaces() {
+        let pv = [Move::Pass, "c1".parse().unwrap(), "d3".parse().unwrap()];
+        assert_eq!(pv_token(&pv), "PA-C1-D3");
+        assert_eq!(pv_token(&[]), "");
+    }
+
+    #[test]
+    fn bare_moves_are_recognised() {
+        assert!(is_bare_move("F5"));
+        assert!(is_bare_move("pa"));
+        assert!(!is_bare_move("go"));
+        assert!(!is_bare_move("F55"));
+    }
+}

@@ -1,0 +1,170 @@
+//! Driving the built `tsuru` binary over pipes, as a GUI or referee does.
+//!
+//! Every read has a timeout, so a hung engine fails the test instead of hanging it. Stdout and
+//! stderr lines arrive on one channel, in arrival order, like NBoard's merged stream.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// Where a line came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// A running engine process.
+pub struct Engine {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<(Stream, String)>,
+    /// Every line received so far, in order.
+    pub transcript: Vec<(Stream, String)>,
+}
+
+/// Default time to wait for an expected line.
+pub const TIMEOUT: Duration = Duration::from_secs(30);
+
+impl Engine {
+    /// Starts the engine with `args`.
+    pub fn start(args: &[&str]) -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tsuru"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting tsuru");
+        let (sender, lines) = mpsc::channel();
+        for (stream, reader) in [
+            (
+                Stream::Stdout,
+                Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>,
+            ),
+            (Stream::Stderr, Box::new(child.stderr.take().unwrap())),
+        ] {
+            let sender = sender.clone();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(reader);
+                let mut bytes = Vec::new();
+                loop {
+                    bytes.clear();
+                    match reader.read_until(b'\n', &mut bytes) {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) => {
+                            if bytes.last() == Some(&b'\n') {
+                                bytes.pop();
+                            }
+                            // Keep raw bytes visible: non-ASCII must fail the checks.
+                            let line = String::from_utf8_lossy(&bytes).into_owned();
+                            if sender.send((stream, line)).is_err() {
+                                break;
+                            }
+                        }
+                    }
+                }
+            });
+        }
+        Engine {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            transcript: Vec::new(),
+        }
+    }
+
+    /// Sends one line (a newline is added).
+    pub fn send(&mut self, line: &str) {
+        self.send_bytes(format!("{line}\n").as_bytes());
+    }
+
+    /// Sends raw bytes.
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(bytes).expect("writing to tsuru");
+        stdin.flush().expect("flushing to tsuru");
+    }
+
+    /// Closes stdin (end of input).
+    pub fn close(&mut self) {
+        self.stdin = None;
+    }
+
+    /// The next stdout line within `timeout` (stderr lines are recorded and skipped).
+    pub fn next_line(&mut self, timeout: Duration) -> Option<String> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok((stream, line)) => {
+                    self.transcript.push((stream, line.clone()));
+                    if stream == Stream::Stdout {
+                        return Some(line);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => {
+                    return None
+                }
+            }
+        }
+    }
+
+    /// Reads stdout lines until one satisfies `pred`; returns the lines read, that one last.
+    /// Panics after `timeout`.
+    pub fn read_until(&mut self, timeout: Duration, pred: impl Fn(&str) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        let mut out = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.next_line(left) {
+                Some(line) => {
+                    let done = pred(&line);
+                    out.push(line);
+                    if done {
+                        return out;
+                    }
+                }
+                None => panic!("timed out; lines so far: {out:#?}"),
+            }
+        }
+    }
+
+    /// Every stdout line that arrives within `duration`.
+    pub fn drain(&mut self, duration: Duration) -> Vec<String> {
+        let deadline = Instant::now() + duration;
+        let mut out = Vec::new();
+        while let Some(line) = self.next_line(deadline.saturating_duration_since(Instant::now())) {
+            out.push(line);
+        }
+        out
+    }
+
+    /// Waits for the process to exit within `timeout`; returns its exit code.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<i32> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                // Collect what is still in flight.
+                while let Ok(line) = self.lines.recv_timeout(Duration::from_millis(50)) {
+                    self.transcript.push(line);
+                }
+                return status.code();
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

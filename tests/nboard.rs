@@ -1,0 +1,486 @@
+//! NBoard protocol v2, driven over pipes exactly as NBoard does (protocols.md section 1.8),
+//! with every printed line checked against NBoard's response grammar (section 1.4).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Engine, Stream, TIMEOUT};
+use tsuru::board::{notation, Board, Color, Move};
+use tsuru::formats::ggf::{GgfGame, GgfMove};
+use tsuru::rng::Rng;
+
+const START_BO: &str = "BO[8 ---------------------------O*------*O--------------------------- *]";
+
+fn game(moves: &str) -> String {
+    format!("(;GM[Othello]PC[NBoard]DT[2024-05-01 10:00:00 GMT]PB[alice]PW[OurEngine]RE[?]TI[5:00]TY[8]{START_BO}{moves};)")
+}
+
+// ---- the grammar NBoard's parser accepts -------------------------------------------------
+
+fn is_decimal(text: &str) -> bool {
+    let body = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let (whole, fraction) = body.split_once('.').unwrap_or((body, "0"));
+    !whole.is_empty()
+        && whole.bytes().all(|b| b.is_ascii_digit())
+        && !fraction.is_empty()
+        && fraction.bytes().all(|b| b.is_ascii_digit())
+}
+
+fn is_move(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    if lower.starts_with("pa") || lower.starts_with("--") {
+        return true;
+    }
+    let b = lower.as_bytes();
+    b.len() >= 2 && (b'a'..=b'h').contains(&b[0]) && (b'1'..=b'8').contains(&b[1])
+}
+
+fn is_depth(text: &str) -> bool {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && !text.contains('@')
+}
+
+/// Why NBoard would reject (or we refuse to print) a line, or `Ok`.
+fn check_line(stream: Stream, line: &str) -> Result<(), String> {
+    if !line.is_ascii() {
+        return Err("non-ASCII character".into());
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let Some(&first) = words.first() else {
+        return Ok(());
+    };
+    let ok = match first {
+        "set" => words.len() == 3 && words[1] == "myname",
+        "pong" => words.len() == 2 && words[1].parse::<i64>().is_ok(),
+        "status" => true,
+        "learned" => words.len() == 1,
+        "nodestats" => {
+            words.len() == 3 && words[1].bytes().all(|b| b.is_ascii_digit()) && is_decimal(words[2])
+        }
+        "search" | "book" => {
+            words.len() >= 5
+                && is_move(words[1])
+                && is_decimal(words[2])
+                && words[3].parse::<u64>().is_ok()
+                && (first == "book" || words[3] == "0")
+                && is_depth(words[4])
+        }
+        "===" => {
+            words.len() == 2 && {
+                let mut parts = words[1].split('/');
+                is_move(parts.next().unwrap_or(""))
+                    && parts.next().is_none_or(|e| e.is_empty() || is_decimal(e))
+                    && parts.next().is_none_or(is_decimal)
+                    && parts.next().is_none()
+            }
+        }
+        "analysis" => words.len() == 3 && words[1].parse::<u32>().is_ok() && is_decimal(words[2]),
+        // NBoard ignores other first words; our stdout must not carry any.
+        _ => stream == Stream::Stderr,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err("malformed".into())
+    }
+}
+
+/// Checks everything the engine printed, stdout and stderr merged.
+fn check_transcript(engine: &Engine) {
+    for (stream, line) in &engine.transcript {
+        if let Err(why) = check_line(*stream, line) {
+            panic!("{stream:?} line {line:?} would be rejected: {why}");
+        }
+    }
+}
+
+#[test]
+fn the_checker_rejects_what_nboard_rejects() {
+    for bad in [
+        "search F5 D6 1.23 0 12",
+        "search F5 nan 0 12",
+        "search F5 1.5e3 0 12",
+        "search F5 +1.00 x 12",
+        "search F5 +1.00 0 @18",
+        "set depth 5",
+        "set myname My Engine",
+        "pong x",
+        "nodestats 12 1.5e-3",
+        "=== Z9",
+        "status caf\u{e9}",
+        "hello",
+    ] {
+        assert!(check_line(Stream::Stdout, bad).is_err(), "{bad:?} accepted");
+    }
+    for good in [
+        "search F5d6C3 +1.23 0 12",
+        "search PA-C1 -3.00 0 100%W",
+        "=== F6/-0.35/0.84",
+        "=== PA",
+        "nodestats 1843212 0.41",
+        "analysis 9 13.00",
+        "set myname tsuru",
+        "status",
+    ] {
+        assert!(check_line(Stream::Stdout, good).is_ok(), "{good:?} refused");
+    }
+}
+
+// ---- helpers ---------------------------------------------------------------------------
+
+fn ping(engine: &mut Engine, n: u32) -> Vec<String> {
+    engine.send(&format!("ping {n}"));
+    let pong = format!("pong {n}");
+    engine.read_until(TIMEOUT, |l| l == pong)
+}
+
+/// The `search` lines of a hint, grouped by depth string, in order.
+fn hint_iterations(lines: &[String]) -> Vec<(String, Vec<(String, String)>)> {
+    let mut out: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for line in lines.iter().filter(|l| l.starts_with("search ")) {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let entry = (w[1].to_string(), w[2].to_string());
+        match out.last_mut() {
+            Some((depth, entries))
+                if depth == w[4] && !entries.iter().any(|e| e.0[..2] == entry.0[..2]) =>
+            {
+                entries.push(entry)
+            }
+            _ => out.push((w[4].to_string(), vec![entry])),
+        }
+    }
+    out
+}
+
+fn first_move(pv: &str) -> Move {
+    pv[..2].parse().unwrap()
+}
+
+fn board_after(moves: &str) -> Board {
+    GgfGame::parse(&game(moves)).unwrap().board().clone()
+}
+
+// ---- the transcripts of protocols.md 1.8 -----------------------------------------------
+
+#[test]
+fn startup_hint_and_go() {
+    let mut engine = Engine::start(&[]);
+    engine.send("nboard 2");
+    assert_eq!(
+        engine.next_line(TIMEOUT).as_deref(),
+        Some("set myname tsuru")
+    );
+    engine.send(&format!("set game {}", game("")));
+    engine.send("set depth 6");
+    ping(&mut engine, 1);
+    engine.send("hint 4");
+    let lines = engine.read_until(TIMEOUT, |l| l == "status");
+    let iterations = hint_iterations(&lines);
+    assert_eq!(iterations.len(), 6, "{lines:#?}");
+    for (i, (depth, entries)) in iterations.iter().enumerate() {
+        assert_eq!(depth, &(i + 1).to_string());
+        assert_eq!(entries.len(), 4, "all four moves at every depth");
+        for (pv, _) in entries {
+            assert!(Board::start().is_legal(first_move(pv)));
+        }
+    }
+    assert!(lines.iter().any(|l| l.starts_with("nodestats ")));
+
+    // The user plays F5 after 3.1 s; the engine (White) is asked to move.
+    engine.send("move F5//3.1");
+    ping(&mut engine, 2);
+    engine.send("go");
+    let lines = engine.read_until(TIMEOUT, |l| l.starts_with("=== "));
+    let answer = lines.last().unwrap();
+    let token = answer.strip_prefix("=== ").unwrap();
+    let mv = first_move(token);
+    assert!(board_after("B[F5]").is_legal(mv), "{answer}");
+    // `go` does not play the move: the same go again answers for the same position.
+    engine.send("go");
+    let again = engine.read_until(TIMEOUT, |l| l.starts_with("=== "));
+    assert!(board_after("B[F5]").is_legal(first_move(&again.last().unwrap()[4..])));
+    // NBoard then sends the engine's move back.
+    engine.send(&format!("move {token}"));
+    ping(&mut engine, 3);
+    engine.send("hint 1");
+    let lines = engine.read_until(TIMEOUT, |l| l == "status");
+    let after = board_after(&format!("B[F5]W[{}]", &token[..2]));
+    for (_, entries) in hint_iterations(&lines) {
+        assert!(after.is_legal(first_move(&entries[0].0)));
+    }
+    check_transcript(&engine);
+}
+
+#[test]
+fn hint_while_reviewing() {
+    let mut engine = Engine::start(&["--nboard"]);
+    engine.send("nboard 2");
+    engine.send(&format!("set game {}", game("B[F5//3.1]W[D6/-0.40/0.52]")));
+    engine.send("set depth 5");
+    ping(&mut engine, 5);
+    engine.send("hint 3");
+    let lines = engine.read_until(TIMEOUT, |l| l == "status");
+    let position = board_after("B[F5]W[D6]");
+    let iterations = hint_iterations(&lines);
+    assert_eq!(iterations.len(), 5);
+    for (_, entries) in &iterations {
+        assert_eq!(entries.len(), 3);
+        let evals: Vec<f64> = entries.iter().map(|e| e.1.parse().unwrap()).collect();
+        assert!(
+            evals.windows(2).all(|w| w[0] >= w[1]),
+            "best first: {evals:?}"
+        );
+        for (pv, _) in entries {
+            assert!(position.is_legal(first_move(pv)));
+        }
+    }
+    check_transcript(&engine);
+}
+
+#[test]
+fn analyze_a_finished_game() {
+    let mut engine = Engine::start(&[]);
+    engine.send("nboard 2");
+    let moves = "B[E6//2.2]W[F4/-1.02/0.8]B[E3//4.1]W[F6/-2.10/0.9]B[G5//3.0]W[D6/-8.50/1.1]B[E7//5.2]W[F5/-20.00/1.0]B[C5//2.7]";
+    engine.send(&format!(
+        "set game {}",
+        game(moves).replace("RE[?]", "RE[64]")
+    ));
+    engine.send("set depth 4");
+    ping(&mut engine, 9);
+    engine.send("analyze");
+    let lines = engine.read_until(TIMEOUT, |l| l == "status");
+    let analysis: Vec<(u32, f64)> = lines
+        .iter()
+        .filter(|l| l.starts_with("analysis "))
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w[1].parse().unwrap(), w[2].parse().unwrap())
+        })
+        .collect();
+    let made: Vec<u32> = analysis.iter().map(|a| a.0).collect();
+    assert_eq!(made, (0..=9).rev().collect::<Vec<_>>());
+    // The final position is Black's 64-0 wipeout, from Black's point of view.
+    assert_eq!(analysis[0].1, 64.0);
+    // Before C5, Black (to move) wins 64-0 by playing it: the search sees the wipeout.
+    assert_eq!(analysis[1].1, 64.0);
+    engine.send("learn");
+    assert_eq!(engine.next_line(TIMEOUT).as_deref(), Some("learned"));
+    check_transcript(&engine);
+}
+
+#[test]
+fn the_three_pass_cases() {
+    let mut engine = Engine::start(&[]);
+    engine.send("nboard 2");
+    // (a) White (the engine) must pass: a1 White, b1 Black, White to move? Use a1 Black,
+    // b1 White, White to move: White has no move, Black has c1.
+    let pass_bo = format!("BO[8 *O{} O]", "-".repeat(62));
+    engine.send(&format!(
+        "set game (;GM[Othello]PC[NBoard]PB[a]PW[b]RE[?]TI[5:00]TY[8]{pass_bo};)"
+    ));
+    engine.send("set depth 4");
+    ping(&mut engine, 5);
+    engine.send("go");
+    let lines = engine.read_until(TIMEOUT, |l| l.starts_with("==="));
+    assert_eq!(lines.last().unwrap(), "=== PA");
+    // (b) NBoard appends the pass; later the user (Black) moves... here: the user passes in
+    // the mirrored position, then the engine is asked to move.
+    let user_pass_bo = format!("BO[8 O*{} *]", "-".repeat(62));
+    engine.send(&format!(
+        "set game (;GM[Othello]PC[NBoard]PB[a]PW[b]RE[?]TI[5:00]TY[8]{user_pass_bo};)"
+    ));
+    engine.send("move PA//1.3");
+    ping(&mut engine, 6);
+    engine.send("go");
+    let lines = engine.read_until(TIMEOUT, |l| l.starts_with("==="));
+    assert!(lines.last().unwrap().starts_with("=== C1/"), "{lines:?}");
+    // (c) A hint while the user must pass: PA lines.
+    engine.send(&format!(
+        "set game (;GM[Othello]PC[NBoard]PB[a]PW[b]RE[?]TI[5:00]TY[8]{user_pass_bo};)"
+    ));
+    ping(&mut engine, 7);
+    engine.send("hint 4");
+    let lines = engine.read_until(TIMEOUT, |l| l == "status");
+    let searches: Vec<&String> = lines.iter().filter(|l| l.starts_with("search")).collect();
+    assert!(!searches.is_empty());
+    assert!(
+        searches.iter().all(|l| l.starts_with("search PA-C1 ")),
+        "{searches:?}"
+    );
+    check_transcript(&engine);
+}
+
+#[test]
+fn game_over_gets_only_status() {
+    let mut engine = Engine::start(&[]);
+    engine.send("nboard 2");
+    let moves = "B[E6]W[F4]B[E3]W[F6]B[G5]W[D6]B[E7]W[F5]B[C5]";
+    engine.send(&format!("set game {}", game(moves)));
+    ping(&mut engine, 7);
+    engine.send("go");
+    engine.send("hint 4");
+    ping(&mut engine, 8);
+    let lines = engine.drain(Duration::from_millis(200));
+    assert!(lines.is_empty(), "{lines:?}");
+    for (_, line) in &engine.transcript {
+        assert!(
+            !line.starts_with("===") && !line.starts_with("search"),
+            "{line}"
+        );
+    }
+    check_transcript(&engine);
+}
+
+#[test]
+fn ping_interrupts_a_deep_hint() {
+    let mut engine = Engine::start(&[]);
+    engine.send("nboard 2");
+    engine.send(&format!(
+        "set game {}",
+        game("B[F5]W[D6]B[C3]W[D3]B[C4]W[F4]")
+    ));
+    engine.send("set depth 40");
+    ping(&mut engine, 10);
+    engine.send("hint 4");
+    // Let it think, then interrupt as NBoard does when the user clicks.
+    engine.read_until(TIMEOUT, |l| l.starts_with("search") && l.ends_with(" 6"));
+    std::thread::sleep(Duration::from_millis(200));
+    let sent = Instant::now();
+    engine.send(&format!("set game {}", game("B[F5]")));
+    engine.send("ping 11");
+    engine.read_until(TIMEOUT, |l| l == "pong 11");
+    eprintln!("pong latency during a deep hint: {:?}", sent.elapsed());
+    // Nothing about the old request may follow the pong.
+    let after = engine.drain(Duration::from_millis(500));
+    assert!(
+        after
+            .iter()
+            .all(|l| !l.starts_with("search") && !l.starts_with("===")),
+        "{after:?}"
+    );
+    // The engine is still responsive and answers for the new position.
+    engine.send("set depth 2");
+    ping(&mut engine, 12);
+    engine.send("go");
+    let lines = engine.read_until(TIMEOUT, |l| l.starts_with("==="));
+    assert!(board_after("B[F5]").is_legal(first_move(&lines.last().unwrap()[4..])));
+    check_transcript(&engine);
+}
+
+#[test]
+fn go_answers_legal_moves_in_random_positions() {
+    let mut engine = Engine::start(&[]);
+    engine.send("nboard 2");
+    engine.send("set depth 3");
+    let mut rng = Rng::new(61);
+    let mut n = 100;
+    for _ in 0..40 {
+        // A random game prefix, written as NBoard would.
+        let mut record = GgfGame::default();
+        for _ in 0..rng.below(64) {
+            let board = record.board();
+            if board.is_game_over() {
+                break;
+            }
+            let moves = board.legal_moves();
+            let mv = if moves == 0 {
+                Move::Pass
+            } else {
+                Move::Play(rng.pick(moves))
+            };
+            record.push(GgfMove::bare(mv)).unwrap();
+        }
+        let board = record.board().clone();
+        engine.send(&format!("set game {}", record.to_ggf()));
+        n += 1;
+        ping(&mut engine, n);
+        engine.send("go");
+        if board.is_game_over() {
+            n += 1;
+            let lines = ping(&mut engine, n);
+            assert!(lines.iter().all(|l| !l.starts_with("===")), "{lines:?}");
+            continue;
+        }
+        let lines = engine.read_until(TIMEOUT, |l| l.starts_with("==="));
+        let token = lines.last().unwrap()[4..].to_string();
+        let mv = first_move(&token);
+        assert!(board.is_legal(mv), "{mv} in {board:?}");
+        if board.must_pass() {
+            assert_eq!(mv, Move::Pass);
+        }
+        // The position is unchanged: the answered move is accepted as the next move.
+        engine.send(&format!("move {token}"));
+        n += 1;
+        ping(&mut engine, n);
+        engine.send("analyze");
+        let lines = engine.read_until(TIMEOUT, |l| l == "status");
+        let count = lines.iter().filter(|l| l.starts_with("analysis ")).count();
+        assert_eq!(
+            count,
+            record.moves().len() + 2,
+            "the move was appended to the game"
+        );
+    }
+    check_transcript(&engine);
+}
+
+#[test]
+fn bad_input_changes_nothing() {
+    let mut engine = Engine::start(&[]);
+    engine.send("nboard 2");
+    engine.send(&format!("set game {}", game("B[F5]W[D6]")));
+    engine.send("set depth 2");
+    ping(&mut engine, 1);
+    let expected = board_after("B[F5]W[D6]");
+    let bad_inputs: Vec<Vec<u8>> = vec![
+        b"frobnicate 1 2 3".to_vec(),
+        b"set game (;GM[Othello]TY[10]BO[8 bad];)".to_vec(),
+        format!("set game {}", game("B[F5]W[A1]")).into_bytes(),
+        b"set depth 0".to_vec(),
+        b"set depth x".to_vec(),
+        b"set frobs 3".to_vec(),
+        b"move A1".to_vec(),
+        b"move PA".to_vec(),
+        b"move Z9//1".to_vec(),
+        b"hint x".to_vec(),
+        b"ping".to_vec(),
+        b"A1".to_vec(),
+        vec![b'x'; 200_000],
+        b"set game (;GM[Othello]PB[J\xe9r\xf4me]\xff\xfe".to_vec(),
+        b"\xff\xfe\xfd".to_vec(),
+        b"\r".to_vec(),
+    ];
+    for (i, bad) in bad_inputs.iter().enumerate() {
+        let mut line = bad.clone();
+        line.push(b'\n');
+        engine.send_bytes(&line);
+        ping(&mut engine, 100 + i as u32);
+    }
+    engine.send("go");
+    let lines = engine.read_until(TIMEOUT, |l| l.starts_with("==="));
+    let mv = first_move(&lines.last().unwrap()[4..]);
+    assert!(
+        expected.is_legal(mv),
+        "{mv} is not legal in the old position"
+    );
+    assert_eq!(expected.side_to_move(), Color::Black);
+    // Logs went to stderr only, and nothing printed would upset NBoard.
+    check_transcript(&engine);
+    engine.close();
+    assert_eq!(engine.wait_exit(Duration::from_secs(10)), Some(0));
+}
+
+#[test]
+fn end_of_input_ends_the_engine() {
+    let mut engine = Engine::start(&[]);
+    engine.send("nboard 2");
+    engine.send(&format!("set game {}", game("")));
+    engine.send("set depth 30");
+    engine.send("hint 2");
+    engine.read_until(TIMEOUT, |l| l.starts_with("search"));
+    engine.close();
+    assert_eq!(engine.wait_exit(Duration::from_secs(10)), Some(0));
+    let _ = notation::board_to_string(&Board::start());
+}
