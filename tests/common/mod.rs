@@ -32,7 +32,12 @@ pub const TIMEOUT: Duration = Duration::from_secs(30);
 impl Engine {
     /// Starts the engine with `args`.
     pub fn start(args: &[&str]) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tsuru"))
+        Engine::start_program(env!("CARGO_BIN_EXE_tsuru"), args)
+    }
+
+    /// Starts any program speaking over stdin/stdout (e.g. a peer engine).
+    pub fn start_program(program: &str, args: &[&str]) -> Engine {
+        let mut child = Command::new(program)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -167,4 +172,33 @@ impl Drop for Engine {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Sends a GTP command and reads its response block: `(success, text)` where text is the
+/// response without the `=`/`?`, id and leading space, lines joined with newlines.
+pub fn gtp(engine: &mut Engine, command: &str) -> (bool, String) {
+    engine.send(command);
+    let mut lines = Vec::new();
+    loop {
+        let line = engine
+            .next_line(TIMEOUT)
+            .unwrap_or_else(|| panic!("no answer to {command:?}; got {lines:?}"));
+        if line.is_empty() {
+            break;
+        }
+        lines.push(line);
+    }
+    let first = lines.first().cloned().unwrap_or_default();
+    let ok = first.starts_with('=');
+    assert!(
+        ok || first.starts_with('?'),
+        "{command:?} answered {lines:?}"
+    );
+    let head = first[1..].trim_start_matches(|c: char| c.is_ascii_digit());
+    let mut text = head.strip_prefix(' ').unwrap_or(head).to_string();
+    for line in &lines[1..] {
+        text.push('\n');
+        text.push_str(line);
+    }
+    (ok, text)
 }

@@ -1,0 +1,379 @@
+//! GTP driven over pipes as Quarry and referee scripts do, and full games against GRhino.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{gtp, Engine, Stream};
+use tsuru::board::{notation, Board, Color, Move};
+use tsuru::rng::Rng;
+
+fn color_name(color: Color) -> &'static str {
+    match color {
+        Color::Black => "black",
+        Color::White => "white",
+    }
+}
+
+fn ok(engine: &mut Engine, command: &str) -> String {
+    let (success, text) = gtp(engine, command);
+    assert!(success, "{command:?} failed: {text}");
+    text
+}
+
+fn score_text(board: &Board) -> String {
+    let score = board.final_score(Color::Black);
+    match score.signum() {
+        1 => format!("B+{score}"),
+        -1 => format!("W+{}", -score),
+        _ => "0".into(),
+    }
+}
+
+/// Every stdout line of the session forms `=`/`?` blocks ended by exactly one empty line.
+fn check_framing(engine: &Engine) {
+    let lines: Vec<&str> = engine
+        .transcript
+        .iter()
+        .filter(|(stream, _)| *stream == Stream::Stdout)
+        .map(|(_, line)| line.as_str())
+        .collect();
+    let mut at_block_start = true;
+    for line in lines {
+        assert!(line.is_ascii());
+        if at_block_start {
+            assert!(
+                line.starts_with('=') || line.starts_with('?'),
+                "{line:?} starts no response"
+            );
+            at_block_start = false;
+        } else if line.is_empty() {
+            at_block_start = true;
+        }
+    }
+    assert!(at_block_start, "the last response is not terminated");
+}
+
+/// A random game from the start that contains at least one pass, as its list of moves.
+fn game_with_a_pass(seed: u64) -> Vec<Move> {
+    let mut rng = Rng::new(seed);
+    loop {
+        let mut board = Board::start();
+        let mut moves = Vec::new();
+        while !board.is_game_over() {
+            let legal = board.legal_moves();
+            let mv = if legal == 0 {
+                Move::Pass
+            } else {
+                Move::Play(rng.pick(legal))
+            };
+            board.play(mv).unwrap();
+            moves.push(mv);
+        }
+        if moves.contains(&Move::Pass) {
+            return moves;
+        }
+    }
+}
+
+#[test]
+fn quarry_sequence_with_implied_passes() {
+    let mut engine = Engine::start(&["--level", "2"]);
+    assert_eq!(ok(&mut engine, "protocol_version"), "2");
+    assert_eq!(ok(&mut engine, "name"), "tsuru");
+    assert!(!ok(&mut engine, "version").is_empty());
+    let list = ok(&mut engine, "list_commands");
+    for name in list.lines() {
+        assert!(!name.is_empty() && !name.contains(' '), "{name:?}");
+        assert_eq!(ok(&mut engine, &format!("known_command {name}")), "true");
+    }
+    for needed in [
+        "play",
+        "genmove",
+        "undo",
+        "set_game",
+        "list_games",
+        "final_score",
+    ] {
+        assert!(list.lines().any(|n| n == needed), "{needed} missing");
+    }
+    assert_eq!(ok(&mut engine, "known_command frobnicate"), "false");
+    assert_eq!(ok(&mut engine, "list_games"), "Othello");
+    ok(&mut engine, "set_game Othello");
+    ok(&mut engine, "boardsize 8");
+    ok(&mut engine, "clear_board");
+    ok(&mut engine, "time_settings 300 0 0");
+
+    // Replay a game with passes, never sending them (Quarry's way).
+    let moves = game_with_a_pass(5);
+    let mut board = Board::start();
+    for mv in &moves {
+        if let Move::Play(square) = mv {
+            let color = color_name(board.side_to_move());
+            let color = if board.must_pass() {
+                color_name(board.side_to_move().opponent())
+            } else {
+                color
+            };
+            ok(&mut engine, &format!("play {color} {square}"));
+        }
+        if *mv == Move::Pass {
+            board.make_pass();
+        } else {
+            board.play(*mv).unwrap();
+        }
+    }
+    assert!(board.is_game_over());
+    assert_eq!(ok(&mut engine, "final_score"), score_text(&board));
+    assert_eq!(
+        ok(&mut engine, "genmove black"),
+        "pass",
+        "a finished game answers pass"
+    );
+
+    // Two genmoves of one colour in a row: the other side's pass is implied.
+    let pass_at = moves.iter().position(|m| *m == Move::Pass).unwrap();
+    ok(&mut engine, "clear_board");
+    let mut board = Board::start();
+    for mv in &moves[..pass_at] {
+        let color = color_name(board.side_to_move());
+        ok(
+            &mut engine,
+            &format!("play {color} {}", mv.square().unwrap()),
+        );
+        board.play(*mv).unwrap();
+    }
+    assert!(board.must_pass());
+    let mover = color_name(board.side_to_move().opponent());
+    let answer = ok(&mut engine, &format!("genmove {mover}"));
+    board.make_pass();
+    let mv: Move = answer.parse().unwrap();
+    assert!(board.is_legal(mv), "{answer} after an implied pass");
+    check_framing(&engine);
+    ok(&mut engine, "quit");
+    assert_eq!(engine.wait_exit(Duration::from_secs(10)), Some(0));
+}
+
+#[test]
+fn referee_style_with_ids_and_explicit_passes() {
+    let mut engine = Engine::start(&["--gtp", "--level", "1"]);
+    engine.send("1 clear_board");
+    assert_eq!(engine.next_line(common::TIMEOUT).unwrap(), "=1");
+    assert_eq!(engine.next_line(common::TIMEOUT).unwrap(), "");
+    engine.send("2 play w pass");
+    assert_eq!(
+        engine.next_line(common::TIMEOUT).unwrap(),
+        "?2 illegal move"
+    );
+    assert_eq!(engine.next_line(common::TIMEOUT).unwrap(), "");
+    engine.send("3 genmove b");
+    let answer = engine.next_line(common::TIMEOUT).unwrap();
+    assert!(answer.starts_with("=3 "), "{answer}");
+    assert!(Board::start().is_legal(answer[3..].parse().unwrap()));
+    assert_eq!(engine.next_line(common::TIMEOUT).unwrap(), "");
+    engine.send("4 frobnicate");
+    assert_eq!(
+        engine.next_line(common::TIMEOUT).unwrap(),
+        "?4 unknown command"
+    );
+    assert_eq!(engine.next_line(common::TIMEOUT).unwrap(), "");
+
+    // A whole game with explicit passes from the referee.
+    let moves = game_with_a_pass(9);
+    ok(&mut engine, "clear_board");
+    let mut board = Board::start();
+    for mv in &moves {
+        let color = color_name(board.side_to_move());
+        let vertex = match mv {
+            Move::Play(square) => square.lower(),
+            Move::Pass => "pass".into(),
+        };
+        ok(&mut engine, &format!("play {color} {vertex}"));
+        board.play(*mv).unwrap();
+    }
+    assert_eq!(ok(&mut engine, "final_score"), score_text(&board));
+    // Undo takes back passes too, one entry at a time.
+    for _ in 0..moves.len() {
+        ok(&mut engine, "undo");
+    }
+    assert!(!gtp(&mut engine, "undo").0);
+    assert_eq!(
+        ok(&mut engine, "showboard"),
+        format!("\n{}", notation::diagram(&Board::start()))
+    );
+    check_framing(&engine);
+}
+
+#[test]
+fn failing_commands_leave_the_position_unchanged() {
+    let mut engine = Engine::start(&["--gtp", "--level", "1"]);
+    ok(&mut engine, "play b f5");
+    ok(&mut engine, "play w d6");
+    let before = ok(&mut engine, "showboard");
+    for bad in [
+        "play b d6",   // occupied
+        "play b a1",   // illegal
+        "play w c3",   // wrong colour
+        "play b pass", // Black has moves
+        "play w pass", // not White's turn
+        "play x f4",   // bad colour
+        "play b z9",   // bad vertex
+        "play b",      // missing vertex
+        "genmove w",   // wrong colour
+        "genmove",     // missing colour
+        "boardsize 10",
+        "boardsize x",
+        "komi x",
+        "set_game Go",
+        "time_settings 1 2",
+        "time_settings -1 0 0",
+        "time_left b x 0",
+        "frobnicate",
+        "\u{1}frob\u{2}nicate",
+    ] {
+        let (success, text) = gtp(&mut engine, bad);
+        assert!(!success, "{bad:?} succeeded: {text}");
+        assert_eq!(ok(&mut engine, "showboard"), before, "after {bad:?}");
+    }
+    ok(&mut engine, "komi 6.5");
+    ok(&mut engine, "boardsize 8");
+    assert_eq!(ok(&mut engine, "showboard"), before);
+    ok(&mut engine, "undo");
+    ok(&mut engine, "undo");
+    assert!(!gtp(&mut engine, "undo").0);
+    assert_eq!(
+        ok(&mut engine, "showboard"),
+        format!("\n{}", notation::diagram(&Board::start()))
+    );
+    check_framing(&engine);
+}
+
+#[test]
+fn gogui_rules_commands() {
+    let mut engine = Engine::start(&["--gtp"]);
+    assert_eq!(ok(&mut engine, "gogui-rules_game_id"), "Othello");
+    assert_eq!(ok(&mut engine, "gogui-rules_board_size"), "8");
+    assert_eq!(ok(&mut engine, "gogui-rules_side_to_move"), "black");
+    assert_eq!(ok(&mut engine, "gogui-rules_legal_moves"), "D3 C4 F5 E6");
+    assert_eq!(ok(&mut engine, "gogui-rules_final_result"), "unknown");
+    let board = ok(&mut engine, "gogui-rules_board");
+    let rows: Vec<&str> = board.trim_start_matches('\n').lines().collect();
+    assert_eq!(rows.len(), 8);
+    assert_eq!(rows[3], ". . . O X . . .");
+    check_framing(&engine);
+}
+
+#[test]
+fn protocol_is_detected_from_the_first_line() {
+    let mut engine = Engine::start(&[]);
+    engine.send("");
+    engine.send("# a comment");
+    assert_eq!(ok(&mut engine, "protocol_version"), "2");
+    let mut engine = Engine::start(&[]);
+    engine.send("1 name");
+    assert_eq!(engine.next_line(common::TIMEOUT).unwrap(), "=1 tsuru");
+    let mut engine = Engine::start(&[]);
+    engine.send("nboard 2");
+    assert_eq!(
+        engine.next_line(common::TIMEOUT).unwrap(),
+        "set myname tsuru"
+    );
+}
+
+#[test]
+fn command_line_help_version_and_errors() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_tsuru"))
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let help = run(&["--help"]);
+    assert!(help.status.success());
+    let text = String::from_utf8(help.stdout).unwrap();
+    for name in tsuru::config::OPTIONS.iter().flat_map(|o| o.names) {
+        assert!(text.contains(name), "{name} missing from --help");
+    }
+    for sub in ["perft", "solve", "bench"] {
+        assert!(
+            text.contains(&format!("tsuru {sub}")),
+            "{sub} missing from --help"
+        );
+    }
+    let version = run(&["--version"]);
+    assert_eq!(
+        String::from_utf8(version.stdout).unwrap(),
+        format!("tsuru {}\n", env!("CARGO_PKG_VERSION"))
+    );
+    for bad in [&["--frobnicate"][..], &["--level", "0"], &["--hash"]] {
+        let out = run(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert!(out.stdout.is_empty(), "{bad:?} printed on stdout");
+        assert!(!out.stderr.is_empty());
+    }
+}
+
+const GRHINO: &str = "/usr/games/gtp-rhino";
+
+/// Plays one game between tsuru and GRhino with a referee that keeps its own board, checks
+/// every move and sends only implied passes (GRhino refuses explicit ones). Returns the
+/// referee's final board.
+fn play_grhino_game(tsuru_color: Color) -> Board {
+    let mut tsuru = Engine::start(&["--gtp", "--level", "3"]);
+    let mut rhino = Engine::start_program(GRHINO, &["-l", "1"]);
+    for engine in [&mut tsuru, &mut rhino] {
+        ok(engine, "boardsize 8");
+        ok(engine, "clear_board");
+    }
+    let mut board = Board::start();
+    while !board.is_game_over() {
+        if board.must_pass() {
+            board.make_pass();
+            continue;
+        }
+        let color = board.side_to_move();
+        let name = color_name(color);
+        let (mover, other) = if color == tsuru_color {
+            (&mut tsuru, &mut rhino)
+        } else {
+            (&mut rhino, &mut tsuru)
+        };
+        let answer = ok(mover, &format!("genmove {name}"));
+        let mv: Move = answer
+            .parse()
+            .unwrap_or_else(|_| panic!("{name} answered {answer:?}"));
+        assert!(
+            board.is_legal(mv),
+            "{name} played illegal {answer} in {board:?}"
+        );
+        board.play(mv).unwrap();
+        ok(other, &format!("play {name} {answer}"));
+    }
+    let expected = score_text(&board);
+    assert_eq!(ok(&mut tsuru, "final_score"), expected);
+    assert_eq!(ok(&mut rhino, "final_score"), expected);
+    check_framing(&tsuru);
+    board
+}
+
+#[test]
+fn full_games_against_grhino() {
+    if !std::path::Path::new(GRHINO).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "GRhino must be installed in CI (.ci/run)"
+        );
+        eprintln!("skipped: {GRHINO} is not installed (apt-get install grhino)");
+        return;
+    }
+    for tsuru_color in [Color::Black, Color::White] {
+        let board = play_grhino_game(tsuru_color);
+        eprintln!(
+            "tsuru as {}: final {} (tsuru {:+})",
+            color_name(tsuru_color),
+            score_text(&board),
+            board.final_score(tsuru_color)
+        );
+    }
+}
