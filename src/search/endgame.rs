@@ -22,7 +22,7 @@ use super::tt::{Bound, TranspositionTable, SOLVED_DEPTH};
 use crate::board::{bits, Board, Move};
 
 /// At or below this many empties the solver switches to the bitboard leaf search.
-pub const LEAF_EMPTIES: u32 = 7;
+pub const LEAF_EMPTIES: u32 = 6;
 
 /// Nodes with at least this many empties use the transposition table.
 const TT_MIN_EMPTIES: u32 = 10;
@@ -167,7 +167,7 @@ impl EndgameSolver {
         let mut best_score = -65;
         let mut best_move = None;
         let mut low = alpha;
-        for square in ordering::fastest_first(board, None) {
+        for square in ordering::solver_order(board, None) {
             board.make_move(square);
             let value = if best_move.is_none() {
                 -self.node(board, -beta, -low, stop)
@@ -261,7 +261,7 @@ impl EndgameSolver {
             return;
         }
         let hint = self.tt.probe(board.hash()).and_then(|e| e.best_move());
-        for square in ordering::fastest_first(board, hint) {
+        for square in ordering::solver_order(board, hint) {
             board.make_move(square);
             // The move is on the PV exactly when its child is worth -value.
             let child = self.node(board, -value - 1, -value + 1, stop);
@@ -346,7 +346,7 @@ impl EndgameSolver {
         let original_alpha = alpha;
         let mut best = -65;
         let mut best_square = None;
-        let moves = ordering::fastest_first(board, hint);
+        let moves = ordering::solver_order(board, hint);
         for (i, square) in moves.iter().enumerate() {
             let flipped = board.flips(square);
             board.apply_flips(square, flipped);
