@@ -47,11 +47,7 @@ pub(crate) fn solver_order(board: &mut Board, hint: Option<Square>) -> MoveBuffe
     let mut buffer = MoveBuffer::default();
     for square in bits::squares(board.legal_moves()) {
         let flipped = bits::flips(p, o, square.index());
-        let np = p | flipped | square.bit();
-        let no = o & !flipped;
-        let replies = bits::mobility(no, np);
-        let mut key = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32 * 16
-            + SQUARE_ORDER[square.index()] as i32;
+        let mut key = reply_key(p, o, square, flipped);
         if use_eval {
             board.apply_flips(square, flipped);
             let depth = if board.empties() >= SHALLOW_SEARCH_EMPTIES {
@@ -104,18 +100,26 @@ pub(crate) fn fastest_first(board: &Board, hint: Option<Square>) -> MoveBuffer {
     let mut buffer = MoveBuffer::default();
     for square in bits::squares(board.legal_moves()) {
         let flipped = bits::flips(p, o, square.index());
-        let np = p | flipped | square.bit();
-        let no = o & !flipped;
-        let replies = bits::mobility(no, np);
-        let mut key = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32 * 16
-            + SQUARE_ORDER[square.index()] as i32;
-        if Some(square) == hint {
-            key = i32::MIN;
-        }
+        let key = if Some(square) == hint {
+            i32::MIN
+        } else {
+            reply_key(p, o, square, flipped)
+        };
         buffer.push(square, key);
     }
     buffer.sort();
     buffer
+}
+
+/// The fastest-first key of a move (lower is tried first): the opponent's replies after it,
+/// corner replies counted twice, 16 units each, plus the square's static rank.
+#[inline]
+fn reply_key(p: u64, o: u64, square: Square, flipped: u64) -> i32 {
+    let np = p | flipped | square.bit();
+    let no = o & !flipped;
+    let replies = bits::mobility(no, np);
+    (replies.count_ones() + (replies & CORNERS).count_ones()) as i32 * 16
+        + SQUARE_ORDER[square.index()] as i32
 }
 
 /// A fixed-capacity list of moves with sort keys (no allocation in the search).
