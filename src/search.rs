@@ -177,13 +177,14 @@ pub struct Search {
 }
 
 impl Search {
-    /// A searcher whose tables use `hash_mb` MiB in all (three quarters for the midgame
-    /// table, a quarter for the solver's), with evaluation v1.
+    /// A searcher whose tables use `hash_mb` MiB in all, half for the midgame table and half
+    /// for the solver's, with evaluation v1. Tables hold a power-of-two number of buckets, so
+    /// a power-of-two size (such as the default 64) is used exactly; other sizes round down.
     pub fn new(hash_mb: usize) -> Search {
         let hash_mb = hash_mb.max(2);
         Search {
-            tt: TranspositionTable::new(hash_mb - hash_mb / 4),
-            solver: EndgameSolver::new(hash_mb / 4),
+            tt: TranspositionTable::new(hash_mb / 2),
+            solver: EndgameSolver::new(hash_mb - hash_mb / 2),
             eval: Box::new(SeedsEval),
             use_table: true,
             nodes: 0,
@@ -195,6 +196,11 @@ impl Search {
             pv: Box::new([[Move::Pass; MAX_PLY]; MAX_PLY]),
             pv_len: [0; MAX_PLY],
         }
+    }
+
+    /// Bytes used by the two tables.
+    pub fn table_bytes(&self) -> usize {
+        self.tt.size_bytes() + self.solver.table_bytes()
     }
 
     /// Forgets everything the tables hold.

@@ -261,3 +261,34 @@ fn pass_and_game_over_roots() {
     assert_eq!(result.score, Score::from_discs(-64));
     assert!(result.lines.is_empty());
 }
+
+#[test]
+fn tables_use_the_memory_asked_for() {
+    for mb in [2, 16, 64] {
+        assert_eq!(Search::new(mb).table_bytes(), mb << 20, "{mb} MiB");
+    }
+    let odd = Search::new(48).table_bytes();
+    assert!(odd <= 48 << 20 && odd >= 24 << 20);
+}
+
+/// `tsuru bench` prints the same node signature on every run of a build.
+#[test]
+fn bench_signature_is_the_same_twice() {
+    let run = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tsuru"))
+            .args(["bench", "--depth-offset", "-4", "--hash", "8"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("signature "))
+            .unwrap()
+            .to_string();
+        line
+    };
+    let first = run();
+    assert!(first["signature ".len()..].parse::<u64>().unwrap() > 10_000);
+    assert_eq!(first, run());
+}

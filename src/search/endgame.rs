@@ -80,6 +80,11 @@ impl EndgameSolver {
         }
     }
 
+    /// Bytes used by the transposition table.
+    pub fn table_bytes(&self) -> usize {
+        self.tt.size_bytes()
+    }
+
     /// Empties the transposition table.
     pub fn clear(&mut self) {
         self.tt.clear();

@@ -1,7 +1,8 @@
 //! The transposition table: a fixed-size hash table of search results, allocated once.
 //!
-//! The table holds `2^k` buckets of [`BUCKET_ENTRIES`] entries, as many as fit in the size
-//! asked for (so memory used is at most that size, and at least half of it). An entry keeps
+//! The table holds `2^k` buckets, each one 64-byte cache line of [`BUCKET_ENTRIES`] entries,
+//! as many as fit in the size asked for: a power-of-two size in MiB is used exactly, any
+//! other size is rounded down to a power of two. An entry keeps
 //! the upper 32 bits of the position's hash as a check (the lower bits chose the bucket), the
 //! depth, the bound kind, the best move, the score and the search generation it was written
 //! in. Replacement: the same position's entry is overwritten; otherwise the entry of an older
@@ -11,8 +12,8 @@
 
 use crate::board::Square;
 
-/// Entries per bucket.
-pub const BUCKET_ENTRIES: usize = 4;
+/// Entries per bucket (five 12-byte entries fill a 64-byte cache line).
+pub const BUCKET_ENTRIES: usize = 5;
 
 /// Depth recorded for endgame-solved (exact game-theoretic) bounds.
 pub const SOLVED_DEPTH: u8 = 255;
@@ -73,9 +74,20 @@ impl Entry {
     }
 }
 
+/// One cache line of entries.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Bucket {
+    entries: [Entry; BUCKET_ENTRIES],
+}
+
+const EMPTY_BUCKET: Bucket = Bucket {
+    entries: [EMPTY; BUCKET_ENTRIES],
+};
+
 /// A fixed-size table of [`Entry`]s addressed by position hash.
 pub struct TranspositionTable {
-    entries: Vec<Entry>,
+    buckets: Vec<Bucket>,
     bucket_mask: usize,
     generation: u8,
 }
@@ -85,26 +97,26 @@ impl TranspositionTable {
     /// again.
     pub fn new(megabytes: usize) -> TranspositionTable {
         let bytes = megabytes.max(1) << 20;
-        let bucket_bytes = BUCKET_ENTRIES * std::mem::size_of::<Entry>();
+        let bucket_bytes = std::mem::size_of::<Bucket>();
         let mut buckets = 1usize;
         while buckets * 2 * bucket_bytes <= bytes {
             buckets *= 2;
         }
         TranspositionTable {
-            entries: vec![EMPTY; buckets * BUCKET_ENTRIES],
+            buckets: vec![EMPTY_BUCKET; buckets],
             bucket_mask: buckets - 1,
             generation: 1,
         }
     }
 
-    /// Bytes used by the entries.
+    /// Bytes used by the table.
     pub fn size_bytes(&self) -> usize {
-        self.entries.len() * std::mem::size_of::<Entry>()
+        self.buckets.len() * std::mem::size_of::<Bucket>()
     }
 
     /// Forgets every entry.
     pub fn clear(&mut self) {
-        self.entries.fill(EMPTY);
+        self.buckets.fill(EMPTY_BUCKET);
         self.generation = 1;
     }
 
@@ -115,15 +127,15 @@ impl TranspositionTable {
 
     #[inline]
     fn bucket(&self, hash: u64) -> usize {
-        (hash as usize & self.bucket_mask) * BUCKET_ENTRIES
+        hash as usize & self.bucket_mask
     }
 
     /// The entry stored for `hash`, if any.
     #[inline]
     pub fn probe(&self, hash: u64) -> Option<Entry> {
-        let start = self.bucket(hash);
         let check = (hash >> 32) as u32;
-        self.entries[start..start + BUCKET_ENTRIES]
+        self.buckets[self.bucket(hash)]
+            .entries
             .iter()
             .find(|e| e.check == check && !e.is_empty())
             .copied()
@@ -132,10 +144,10 @@ impl TranspositionTable {
     /// Stores a result for `hash`.
     #[inline]
     pub fn store(&mut self, hash: u64, depth: u8, bound: Bound, score: i32, best: Option<Square>) {
-        let start = self.bucket(hash);
+        let index = self.bucket(hash);
         let check = (hash >> 32) as u32;
         let generation = self.generation;
-        let bucket = &mut self.entries[start..start + BUCKET_ENTRIES];
+        let bucket = &mut self.buckets[index].entries;
         let mut victim = 0;
         let mut victim_rank = i32::MAX;
         for (i, entry) in bucket.iter().enumerate() {
@@ -182,11 +194,13 @@ mod tests {
     #[test]
     fn entries_are_small_and_size_is_respected() {
         assert_eq!(std::mem::size_of::<Entry>(), 12);
-        for mb in [1, 3, 16] {
-            let table = TranspositionTable::new(mb);
-            assert!(table.size_bytes() <= mb << 20);
-            assert!(table.size_bytes() * 2 > mb << 20);
+        assert_eq!(std::mem::size_of::<Bucket>(), 64);
+        for mb in [1, 2, 16] {
+            assert_eq!(TranspositionTable::new(mb).size_bytes(), mb << 20);
         }
+        let table = TranspositionTable::new(3);
+        assert!(table.size_bytes() <= 3 << 20);
+        assert!(table.size_bytes() * 2 > 3 << 20);
     }
 
     #[test]
