@@ -268,7 +268,7 @@ fn tables_use_the_memory_asked_for() {
         assert_eq!(Search::new(mb).table_bytes(), mb << 20, "{mb} MiB");
     }
     let odd = Search::new(48).table_bytes();
-    assert!(odd <= 48 << 20 && odd >= 24 << 20);
+    assert!((24 << 20..=48 << 20).contains(&odd));
 }
 
 /// `tsuru bench` prints the same node signature on every run of a build.
