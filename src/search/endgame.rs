@@ -27,6 +27,9 @@ pub const LEAF_EMPTIES: u32 = 6;
 /// Nodes with at least this many empties use the transposition table.
 const TT_MIN_EMPTIES: u32 = 10;
 
+/// Nodes with at least this many empties try an enhanced transposition cutoff.
+const ETC_MIN_EMPTIES: u32 = 12;
+
 /// Nodes between two looks at the stop flag.
 const POLL_INTERVAL: u64 = 4096;
 
@@ -346,6 +349,26 @@ impl EndgameSolver {
             let value = -self.node(board, -beta, -alpha, stop);
             board.undo();
             return value;
+        }
+
+        // Enhanced transposition cutoff: a child already proven bad enough for the opponent
+        // refutes this node without a search.
+        if empties >= ETC_MIN_EMPTIES {
+            for square in bits::squares(board.legal_moves()) {
+                let flipped = board.flips(square);
+                board.apply_flips(square, flipped);
+                let child = self.tt.probe(board.hash());
+                board.undo();
+                if let Some(entry) = child {
+                    let value = -(entry.score as i32);
+                    if entry.depth == SOLVED_DEPTH
+                        && matches!(entry.bound(), Bound::Upper | Bound::Exact)
+                        && value >= beta
+                    {
+                        return value;
+                    }
+                }
+            }
         }
 
         let original_alpha = alpha;
