@@ -19,6 +19,7 @@ pub mod config;
 pub mod eval;
 pub mod formats;
 pub mod protocol;
+pub mod referee;
 pub mod rng;
 pub mod score;
 pub mod search;

@@ -34,6 +34,12 @@ const SUBCOMMANDS: &[Subcommand] = &[
         help: "search fixed positions to fixed depths; prints nodes/s and a node signature",
         run: tsuru::tools::bench::run,
     },
+    Subcommand {
+        name: "match",
+        usage: tsuru::tools::match_cli::USAGE,
+        help: "play two GTP or NBoard engines against each other from an opening list",
+        run: tsuru::tools::match_cli::run,
+    },
 ];
 
 fn main() {

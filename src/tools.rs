@@ -1,4 +1,6 @@
-//! Command-line tools beside the engine: `solve` (endgame test suites) and `bench`.
+//! Command-line tools beside the engine: `solve` (endgame test suites), `bench`, and `match`
+//! (engine-versus-engine games).
 
 pub mod bench;
+pub mod match_cli;
 pub mod solve;

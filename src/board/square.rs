@@ -129,6 +129,9 @@ pub enum Color {
 }
 
 impl Color {
+    /// Both colours, Black first (in index order).
+    pub const ALL: [Color; 2] = [Color::Black, Color::White];
+
     /// The other player.
     #[inline]
     pub const fn opponent(self) -> Color {

@@ -1,0 +1,391 @@
+//! `tsuru match` run as a user runs it: tsuru against itself over both protocols, against
+//! GRhino, and against misbehaving fake engines (`tests/fixtures/engines/faulty.sh`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use tsuru::board::Color;
+use tsuru::formats::ggf::GgfGame;
+
+const TSURU: &str = env!("CARGO_BIN_EXE_tsuru");
+const GRHINO: &str = "/usr/games/gtp-rhino";
+
+/// A fresh output folder for one test.
+fn out_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tsuru-match-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Runs `tsuru match ARGS --out DIR` with `$TSURU` set for the fake engines.
+fn run_match(dir: &Path, args: &[&str]) -> Output {
+    Command::new(TSURU)
+        .arg("match")
+        .args(args)
+        .arg("--out")
+        .arg(dir)
+        .env("TSURU", TSURU)
+        .output()
+        .expect("running tsuru match")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("output is UTF-8")
+}
+
+/// The table row of `name`: games, wins, draws, losses, discs.
+fn row(stdout: &str, name: &str) -> [i64; 5] {
+    let line = stdout
+        .lines()
+        .find(|line| line.split_whitespace().next() == Some(name))
+        .unwrap_or_else(|| panic!("no row for {name} in:\n{stdout}"));
+    let fields: Vec<i64> = line
+        .split_whitespace()
+        .skip(1)
+        .take(5)
+        .map(|field| field.parse().unwrap_or_else(|_| panic!("bad row {line:?}")))
+        .collect();
+    fields.try_into().unwrap()
+}
+
+/// One parsed game and its line in games.txt.
+struct Played {
+    game: GgfGame,
+    line: String,
+}
+
+fn tag<'a>(game: &'a GgfGame, name: &str) -> &'a str {
+    game.tags
+        .iter()
+        .find(|(tag, _)| tag == name)
+        .map(|(_, value)| value.as_str())
+        .unwrap_or_else(|| panic!("no {name} tag"))
+}
+
+/// Reads games.ggf and games.txt, checks that they hold `games` games that agree with each
+/// other, and returns them in game-number order.
+fn read_games(dir: &Path, games: usize) -> Vec<Played> {
+    let records = std::fs::read_to_string(dir.join("games.ggf")).unwrap();
+    let lines = std::fs::read_to_string(dir.join("games.txt")).unwrap();
+    let records: Vec<&str> = records.lines().collect();
+    let lines: Vec<&str> = lines.lines().collect();
+    assert_eq!(records.len(), games, "games.ggf");
+    assert_eq!(lines.len(), games, "games.txt");
+    let mut played: Vec<(usize, Played)> = records
+        .iter()
+        .zip(&lines)
+        .map(|(record, line)| {
+            let game = GgfGame::parse(record)
+                .unwrap_or_else(|err| panic!("{record} does not parse: {err:#}"));
+            let number: usize = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+            let black = format!("black={}", tag(&game, "PB"));
+            let white = format!("white={}", tag(&game, "PW"));
+            assert!(
+                line.contains(&black) && line.contains(&white),
+                "{line} vs {record}"
+            );
+            (
+                number,
+                Played {
+                    game,
+                    line: line.to_string(),
+                },
+            )
+        })
+        .collect();
+    played.sort_by_key(|(number, _)| *number);
+    let numbers: Vec<usize> = played.iter().map(|(number, _)| *number).collect();
+    assert_eq!(numbers, (1..=games).collect::<Vec<_>>());
+    played.into_iter().map(|(_, game)| game).collect()
+}
+
+/// Checks a game that was played to the end: the record's final position is over, and its
+/// `RE` tag and the games.txt line give the score of that position.
+fn check_finished(played: &Played) {
+    let board = played.game.board();
+    assert!(board.is_game_over(), "{}", played.line);
+    let diff = board.final_score(Color::Black);
+    assert_eq!(tag(&played.game, "RE"), format!("{:+.2}", f64::from(diff)));
+    let counts = format!(
+        "({}-{})",
+        board.count(Color::Black),
+        board.count(Color::White)
+    );
+    assert!(
+        played.line.ends_with(&counts),
+        "{} vs {counts}",
+        played.line
+    );
+    assert!(!played.line.contains("forfeit"), "{}", played.line);
+}
+
+/// Checks that the table adds up for engines `a` and `b` over `games` games, and that the
+/// disc sums match the records.
+fn check_table(stdout: &str, a: &str, b: &str, games: usize, played: &[Played]) {
+    let [games_a, wins_a, draws_a, losses_a, discs_a] = row(stdout, a);
+    let [games_b, wins_b, draws_b, losses_b, discs_b] = row(stdout, b);
+    assert_eq!((games_a, games_b), (games as i64, games as i64));
+    assert_eq!(wins_a + draws_a + losses_a, games as i64);
+    assert_eq!((wins_a, draws_a, losses_a), (losses_b, draws_b, wins_b));
+    assert_eq!(discs_a, -discs_b);
+    let discs_a_from_records: i64 = played
+        .iter()
+        .map(|p| {
+            let re: f64 = tag(&p.game, "RE")
+                .split(':')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            let sign = if tag(&p.game, "PB") == a { 1.0 } else { -1.0 };
+            (sign * re) as i64
+        })
+        .sum();
+    assert_eq!(discs_a, discs_a_from_records);
+    assert!(
+        stdout.contains(&format!("Elo difference {a} - {b}: ")),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn tsuru_against_itself_over_gtp_and_nboard() {
+    let dir = out_dir("self");
+    let gtp_engine = format!("gtp={TSURU} --gtp --depth 1");
+    let nboard_engine = format!("nboard={TSURU}");
+    let output = run_match(
+        &dir,
+        &[
+            "--engine",
+            &gtp_engine,
+            "--engine",
+            &nboard_engine,
+            "--depth",
+            "1",
+            "--games",
+            "6",
+            "--seed",
+            "11",
+            "--concurrency",
+            "2",
+        ],
+    );
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
+    let played = read_games(&dir, 6);
+    for game in &played {
+        check_finished(game);
+    }
+    check_table(&stdout, "gtp", "nboard", 6, &played);
+    // Each opening was played twice with colours swapped.
+    for pair in played.chunks(2) {
+        let opening = |p: &Played| p.line.split_whitespace().nth(2).unwrap().to_string();
+        assert_eq!(opening(&pair[0]), opening(&pair[1]));
+        assert_eq!(tag(&pair[0].game, "PB"), tag(&pair[1].game, "PW"));
+    }
+    // Detection found each engine's protocol, and each was spoken to in it.
+    let log = std::fs::read_to_string(dir.join("engines.log")).unwrap();
+    assert!(log
+        .lines()
+        .any(|l| l.starts_with("gtp[") && l.ends_with("> genmove b")));
+    assert!(log
+        .lines()
+        .any(|l| l.starts_with("nboard[") && l.ends_with("> set depth 1")));
+    assert!(log
+        .lines()
+        .any(|l| l.starts_with("nboard[") && l.contains("< === ")));
+    assert!(!log
+        .lines()
+        .any(|l| l.starts_with("gtp[") && l.ends_with("> go")));
+    let results = std::fs::read_to_string(dir.join("results.txt")).unwrap();
+    assert_eq!(results, stdout);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn clocks_over_both_protocols() {
+    // A game clock over NBoard and a time per move over GTP; no engine may overrun them.
+    for (name, protocol, limit, value) in [
+        ("game-clock", "nboard", "--time-per-game", "3"),
+        ("move-time", "gtp", "--move-time", "0.1"),
+    ] {
+        let dir = out_dir(name);
+        let flag = if protocol == "gtp" { " --gtp" } else { "" };
+        let first = format!("one={TSURU}{flag}");
+        let second = format!("two={TSURU}{flag}");
+        let protocol_one = format!("one={protocol}");
+        let protocol_two = format!("two={protocol}");
+        let output = run_match(
+            &dir,
+            &[
+                "--engine",
+                &first,
+                "--engine",
+                &second,
+                "--protocol",
+                &protocol_one,
+                "--protocol",
+                &protocol_two,
+                limit,
+                value,
+                "--games",
+                "2",
+                "--margin",
+                "2",
+            ],
+        );
+        let stdout = text(&output.stdout);
+        assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
+        let played = read_games(&dir, 2);
+        for game in &played {
+            check_finished(game);
+            // Every engine move carries the time the referee measured.
+            let engine_moves = &game.game.moves()[8..];
+            assert!(engine_moves.iter().all(|mv| mv.seconds.is_some()));
+            if protocol == "nboard" {
+                assert!(game.game.to_ggf().contains("TI[3//0]"));
+                for color in [0, 1] {
+                    let used: f64 = engine_moves
+                        .iter()
+                        .skip(color)
+                        .step_by(2)
+                        .map(|mv| mv.seconds.unwrap())
+                        .sum();
+                    assert!(used <= 3.0 + 2.0, "{used} s on a 3 s clock");
+                }
+            }
+        }
+        check_table(&stdout, "one", "two", 2, &played);
+        let log = std::fs::read_to_string(dir.join("engines.log")).unwrap();
+        if protocol == "gtp" {
+            assert!(log.contains("> time_settings 0 0.1 1"), "{log}");
+            assert!(log.contains("> time_left b 0.1 1"), "{log}");
+        } else {
+            assert!(log.contains("> set depth 60"));
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn tsuru_against_grhino_over_gtp() {
+    assert!(
+        Path::new(GRHINO).exists(),
+        "{GRHINO} is missing: apt-get install grhino (.ci/run does)"
+    );
+    let dir = out_dir("grhino");
+    let tsuru = format!("tsuru={TSURU} --gtp --level 2");
+    let grhino = format!("grhino={GRHINO} -l 1");
+    let output = run_match(
+        &dir,
+        &[
+            "--engine", &tsuru, "--engine", &grhino, "--games", "4", "--seed", "5",
+        ],
+    );
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
+    let played = read_games(&dir, 4);
+    for game in &played {
+        check_finished(game);
+    }
+    check_table(&stdout, "tsuru", "grhino", 4, &played);
+    assert!(!stdout.contains("Forfeits"), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn faulty_engines_lose_with_the_reason_and_the_match_goes_on() {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/engines/faulty.sh"
+    );
+    for (mode, reason) in [
+        ("illegal", "illegal move: played D4 in "),
+        (
+            "garbled",
+            "garbled answer: genmove answered \"I think so\", not a move",
+        ),
+        ("silent", "timeout: no answer within 1.5 s"),
+        (
+            "quit",
+            "crash: its output ended: the process exited (exit status: 3)",
+        ),
+    ] {
+        let dir = out_dir(mode);
+        let fake = format!("fake=bash {script} {mode}");
+        let tsuru = format!("tsuru={TSURU} --gtp --depth 1");
+        let output = run_match(
+            &dir,
+            &[
+                "--engine",
+                &fake,
+                "--engine",
+                &tsuru,
+                "--games",
+                "2",
+                "--timeout",
+                "1.5",
+            ],
+        );
+        let stdout = text(&output.stdout);
+        assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
+        // Both games were played, the fake lost both (as Black and as White) with the reason.
+        let played = read_games(&dir, 2);
+        assert_eq!(row(&stdout, "fake"), [2, 0, 0, 2, -128], "{stdout}");
+        for (game, fake_color) in played.iter().zip(["black", "white"]) {
+            let expected = format!("forfeit: fake ({fake_color}): {reason}");
+            assert!(game.line.contains(&expected), "{mode}: {}", game.line);
+            let re = if fake_color == "black" {
+                "-64.00"
+            } else {
+                "+64.00"
+            };
+            let suffix = if mode == "silent" { ":t" } else { ":r" };
+            assert_eq!(tag(&game.game, "RE"), format!("{re}{suffix}"));
+            if mode == "quit" {
+                // It played two moves before it quit: the game was under way.
+                assert!(game.game.moves().len() >= 8 + 4, "{}", game.line);
+            }
+        }
+        assert!(
+            stdout.contains("Forfeits:\n  game 1: fake lost by "),
+            "{stdout}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn bad_arguments_and_engines_that_cannot_start_are_errors() {
+    let dir = out_dir("bad");
+    for (args, message) in [
+        (vec!["--engine", "a=x"], "exactly two engines"),
+        (
+            vec![
+                "--engine",
+                "a=/nonexistent/engine",
+                "--engine",
+                "b=/nonexistent/too",
+            ],
+            "cannot start",
+        ),
+        (
+            vec![
+                "--engine",
+                "a=x",
+                "--engine",
+                "b=y",
+                "--openings",
+                "/nonexistent.txt",
+            ],
+            "reading /nonexistent.txt",
+        ),
+    ] {
+        let output = run_match(&dir, &args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = text(&output.stderr);
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
