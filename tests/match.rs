@@ -269,10 +269,14 @@ fn clocks_over_both_protocols() {
 
 #[test]
 fn tsuru_against_grhino_over_gtp() {
-    assert!(
-        Path::new(GRHINO).exists(),
-        "{GRHINO} is missing: apt-get install grhino (.ci/run does)"
-    );
+    if !Path::new(GRHINO).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "GRhino must be installed in CI (.ci/run)"
+        );
+        eprintln!("skipped: {GRHINO} is not installed (apt-get install grhino)");
+        return;
+    }
     let dir = out_dir("grhino");
     let tsuru = format!("tsuru={TSURU} --gtp --level 2");
     let grhino = format!("grhino={GRHINO} -l 1");

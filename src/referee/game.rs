@@ -233,18 +233,25 @@ mod tests {
         assert_eq!(parsed.board().hash(), outcome.record.board().hash());
     }
 
-    #[test]
-    fn an_illegal_answer_forfeits_with_the_move_named() {
-        let mut black = Scripted(moves("d4"));
+    /// Plays f5 d6 and then Black's `black` moves against a White that has none to give.
+    fn forfeit_after_f5d6(black: &str) -> (GameOutcome, Color, Fault) {
+        let mut black = Scripted(moves(black));
         let mut white = Scripted(vec![]);
+        let opening = moves("f5d6");
         let outcome = play_game(
             &mut black,
             &mut white,
             ["b", "w"],
-            &moves("f5d6"),
+            &opening,
             &Limits::default(),
         );
-        let (color, fault) = outcome.fault.clone().unwrap();
+        let (color, fault) = outcome.fault.clone().expect("a forfeit");
+        (outcome, color, fault)
+    }
+
+    #[test]
+    fn an_illegal_answer_forfeits_with_the_move_named() {
+        let (outcome, color, fault) = forfeit_after_f5d6("d4");
         assert_eq!(color, Color::Black);
         assert_eq!(fault.kind, FaultKind::IllegalMove);
         assert!(fault.detail.starts_with("played D4"), "{}", fault.detail);
@@ -254,19 +261,11 @@ mod tests {
 
     #[test]
     fn a_failing_engine_forfeits_and_the_opponent_is_not_blamed() {
-        let mut black = Scripted(moves("c3"));
-        let mut white = Scripted(vec![]);
-        let outcome = play_game(
-            &mut black,
-            &mut white,
-            ["b", "w"],
-            &moves("f5d6"),
-            &Limits::default(),
-        );
-        let (color, fault) = outcome.fault.clone().unwrap();
+        let (outcome, color, fault) = forfeit_after_f5d6("c3");
         assert_eq!(color, Color::White);
         assert_eq!(fault.kind, FaultKind::Crashed);
         assert_eq!(outcome.black_diff, 64);
+        assert_eq!(outcome.result_tag(), "+64.00:r");
         assert_eq!(outcome.record.moves().len(), 3);
     }
 }

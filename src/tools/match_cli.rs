@@ -28,6 +28,25 @@ pub const USAGE: &str = "match --engine NAME=CMD --engine NAME=CMD [--protocol N
 [--openings FILE] [--games N] [--seed S] [--depth D | --move-time S | --time-per-game S] \
 [--timeout S] [--margin S] [--concurrency K] [--out DIR]";
 
+/// `tsuru match --help`.
+const HELP: &str = "\
+Options of tsuru match:
+  --engine NAME=CMD        an engine (exactly two): a name (letters, digits, - _ .) and its
+                           command line (quotes group words)
+  --protocol NAME=P        gtp or nboard; otherwise detected with nboard 2 / ping 1
+  --openings FILE          one transcript per line (default: the 10784 XOT openings)
+  --games N                games to play (default 2); each opening is played twice, colours
+                           swapped
+  --seed S                 which openings, in which order (default 1)
+  --depth D                midgame depth, sent to NBoard engines with set depth
+  --move-time S            seconds per move, enforced by the referee
+  --time-per-game S        a sudden-death clock per player, enforced by the referee
+  --margin S               lag allowed beyond a clock (default 1)
+  --timeout S              longest wait when no clock applies (default 300)
+  --concurrency K          games played at once (default 1)
+  --out DIR                games.ggf, games.txt, results.txt, engines.log (default match-out)
+";
+
 /// Everything `tsuru match` was asked to do.
 struct Options {
     engines: Vec<EngineSpec>,
@@ -43,6 +62,10 @@ struct Options {
 /// Runs the tool: plays the match, prints the table; errors on bad arguments or when an
 /// engine cannot be started at all.
 pub fn run(args: &[String]) -> Result<()> {
+    if args.iter().any(|arg| arg == "--help" || arg == "-h") {
+        print!("usage: tsuru {USAGE}\n\n{HELP}");
+        return Ok(());
+    }
     let options = parse_args(args)?;
     let list = match &options.openings {
         Some(path) => {
