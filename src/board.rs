@@ -32,10 +32,14 @@
 //! One bitboard per colour is kept in step with the mailbox on every make and undo; legal
 //! moves and flips are computed from it ([`bits`]) because perft measured that several times
 //! faster than scanning the mailbox (the scan remains in [`scan`] as the reference
-//! generator). [`Board::check_invariants`] verifies the views agree.
+//! generator). The base-3 indices of the evaluation's board patterns ([`patterns`]) are kept
+//! in step too: every placed or flipped disc adds its power of 3 to the copies containing its
+//! square, and undo subtracts exactly what was added. [`Board::check_invariants`] verifies
+//! the views agree.
 
 pub mod bits;
 pub mod notation;
+pub mod patterns;
 pub mod perft;
 pub mod scan;
 pub mod square;
@@ -94,6 +98,7 @@ pub struct Board {
     flip_top: usize,
     frames: [Frame; MAX_FRAMES],
     frame_top: usize,
+    patterns: [u16; patterns::LANES],
 }
 
 impl Board {
@@ -134,6 +139,7 @@ impl Board {
                 hash: 0,
             }; MAX_FRAMES],
             frame_top: 0,
+            patterns: patterns::indices_from_scratch(black, white),
         };
         board.hash = board.compute_hash();
         Ok(board)
@@ -280,6 +286,8 @@ impl Board {
         let me = self.side;
         let disc = Cell::Disc(me);
         let mut hash = self.hash ^ zobrist::DISC[me.index()][square.index()] ^ zobrist::SIDE;
+        let tables = patterns::pattern_tables();
+        let mut flip_powers = [0u16; patterns::LANES];
         let mut rest = flipped;
         let mut top = self.flip_top;
         while rest != 0 {
@@ -290,6 +298,17 @@ impl Board {
             self.flip_stack[top] = index as u8;
             top += 1;
             hash ^= zobrist::FLIP[index];
+            add_lanes(&mut flip_powers, &tables.powers[index]);
+        }
+        // Digits: 1 Black, 2 White. A placed disc adds its digit times its power; a flip to
+        // White adds one power, a flip to Black subtracts one.
+        let placed = &tables.powers[square.index()];
+        add_lanes(&mut self.patterns, placed);
+        if me == Color::White {
+            add_lanes(&mut self.patterns, placed);
+            add_lanes(&mut self.patterns, &flip_powers);
+        } else {
+            sub_lanes(&mut self.patterns, &flip_powers);
         }
         self.cells[square.mailbox()] = disc;
         self.discs[me.index()] |= flipped | square.bit();
@@ -359,12 +378,24 @@ impl Board {
         self.hash = frame.hash;
         if let Move::Play(square) = frame.mv {
             let them = Cell::Disc(self.side.opponent());
+            let tables = patterns::pattern_tables();
+            let mut flip_powers = [0u16; patterns::LANES];
             let mut flipped = 0u64;
             let bottom = self.flip_top - frame.flips as usize;
             for &index in &self.flip_stack[bottom..self.flip_top] {
                 let index = index as usize;
                 flipped |= 1u64 << index;
                 self.cells[Square::ALL[index].mailbox()] = them;
+                add_lanes(&mut flip_powers, &tables.powers[index]);
+            }
+            // Exactly the reverse of apply_flips's additions.
+            let placed = &tables.powers[square.index()];
+            sub_lanes(&mut self.patterns, placed);
+            if self.side == Color::White {
+                sub_lanes(&mut self.patterns, placed);
+                sub_lanes(&mut self.patterns, &flip_powers);
+            } else {
+                add_lanes(&mut self.patterns, &flip_powers);
             }
             self.flip_top = bottom;
             self.cells[square.mailbox()] = Cell::Empty;
@@ -397,6 +428,12 @@ impl Board {
             self.side,
         )
         .expect("a symmetry maps a valid position to a valid one")
+    }
+
+    /// The base-3 index of every pattern copy ([`patterns`]), kept in step on make and undo.
+    #[inline]
+    pub fn pattern_indices(&self) -> &[u16; patterns::LANES] {
+        &self.patterns
     }
 
     /// The hash computed from scratch from the mailbox (the incremental one must equal it).
@@ -448,6 +485,9 @@ impl Board {
         if self.hash != self.compute_hash() {
             return Err("incremental hash differs from the hash computed from scratch".into());
         }
+        if self.patterns != patterns::indices_from_scratch(self.discs[0], self.discs[1]) {
+            return Err("pattern indices differ from the indices computed from scratch".into());
+        }
         let recorded: usize = self.frames[..self.frame_top]
             .iter()
             .map(|f| f.flips as usize)
@@ -459,6 +499,22 @@ impl Board {
             ));
         }
         Ok(())
+    }
+}
+
+/// `a += b` lane by lane (wrapping; the true results always fit).
+#[inline(always)]
+fn add_lanes(a: &mut [u16; patterns::LANES], b: &[u16; patterns::LANES]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x = x.wrapping_add(*y);
+    }
+}
+
+/// `a -= b` lane by lane (wrapping; the true results always fit).
+#[inline(always)]
+fn sub_lanes(a: &mut [u16; patterns::LANES], b: &[u16; patterns::LANES]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x = x.wrapping_sub(*y);
     }
 }
 
