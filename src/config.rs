@@ -32,6 +32,8 @@ pub struct Config {
     pub move_time: Option<f64>,
     /// Transposition-table size in MiB.
     pub hash_mb: usize,
+    /// The evaluation.
+    pub eval: crate::eval::EvalChoice,
     /// Search threads (accepted for compatibility; the search is single-threaded for now).
     pub threads: usize,
     /// `--help` was given.
@@ -47,6 +49,7 @@ impl Default for Config {
             depth: DEFAULT_DEPTH,
             move_time: None,
             hash_mb: DEFAULT_HASH_MB,
+            eval: crate::eval::EvalChoice::Shipped,
             threads: 1,
             help: false,
             version: false,
@@ -127,6 +130,30 @@ pub const OPTIONS: &[OptionSpec] = &[
                 bail!("the hash size must be between 1 and 65536 MiB");
             }
             c.hash_mb = mb;
+            Ok(())
+        },
+    },
+    OptionSpec {
+        names: &["--eval-file"],
+        value: Some("PATH"),
+        help: "pattern weights to use instead of the shipped ones (checked at start-up)",
+        apply: |c, v| {
+            let choice = crate::eval::EvalChoice::File(v.to_string());
+            choice.build()?;
+            c.eval = choice;
+            Ok(())
+        },
+    },
+    OptionSpec {
+        names: &["--eval"],
+        value: Some("NAME"),
+        help: "evaluation: patterns (the trained one, default) or v1 (hand-made, from the seeds)",
+        apply: |c, v| {
+            c.eval = match v {
+                "patterns" => crate::eval::EvalChoice::Shipped,
+                "v1" => crate::eval::EvalChoice::V1,
+                _ => bail!("unknown evaluation {v:?} (patterns or v1)"),
+            };
             Ok(())
         },
     },

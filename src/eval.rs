@@ -15,11 +15,55 @@
 //! Weights move linearly with the number of empty squares, from the opening to the endgame.
 //! Every term is symmetric, so the evaluation is the same on all eight images of a position.
 //!
-//! A trained pattern evaluation will implement [`Evaluation`] too; it will need pattern indices
-//! kept up to date on make/undo, which belongs in the board module beside the bitboard view.
+//! The engine's default is the trained pattern evaluation ([`pattern`]), whose weights are
+//! compiled into the binary from `src/eval/weights.tsw` ([`shipped`]); `--eval-file PATH`
+//! loads other weights and `--eval v1` selects [`SeedsEval`]. The exact solver's move
+//! ordering always uses the shipped weights.
+
+pub mod pattern;
+
+use std::sync::OnceLock;
+
+use anyhow::Result;
 
 use crate::board::{bits, Board};
 use crate::score::Score;
+use pattern::{PatternEval, Weights};
+
+/// The trained weights shipped with the engine (see [`pattern`] for the format).
+pub const SHIPPED_WEIGHTS: &[u8] = include_bytes!("eval/weights.tsw");
+
+/// The pattern evaluation with the shipped weights, loaded once.
+pub fn shipped() -> &'static PatternEval {
+    static SHIPPED: OnceLock<PatternEval> = OnceLock::new();
+    SHIPPED.get_or_init(|| {
+        let weights = Weights::from_bytes(SHIPPED_WEIGHTS).expect("the shipped weights load");
+        PatternEval::new(&weights)
+    })
+}
+
+/// Which evaluation the engine uses.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum EvalChoice {
+    /// The pattern evaluation with the shipped weights.
+    #[default]
+    Shipped,
+    /// The pattern evaluation with weights read from this file.
+    File(String),
+    /// Evaluation v1 ([`SeedsEval`]).
+    V1,
+}
+
+impl EvalChoice {
+    /// Builds the evaluation; a weights file that cannot be read or is damaged is an error.
+    pub fn build(&self) -> Result<Box<dyn Evaluation>> {
+        Ok(match self {
+            EvalChoice::Shipped => Box::new(shipped().clone()),
+            EvalChoice::File(path) => Box::new(PatternEval::from_file(path)?),
+            EvalChoice::V1 => Box::new(SeedsEval),
+        })
+    }
+}
 
 /// A static evaluation of positions.
 pub trait Evaluation: Send {
@@ -280,5 +324,42 @@ mod tests {
         assert_eq!(edge_shapes(0b0111_1100, 0, edge), -WING);
         assert_eq!(edge_shapes(0b0000_0010, 0, edge), -LONE_C);
         assert_eq!(edge_shapes(0b0000_0110, 0, edge), 0);
+    }
+
+    #[test]
+    fn shipped_weights_load_and_look_sane() {
+        // The checksum is verified by the loader; a damaged file would fail here.
+        let weights = Weights::from_bytes(SHIPPED_WEIGHTS).unwrap();
+        assert_eq!(weights.stages(), 15);
+        assert_eq!(weights.to_bytes(), SHIPPED_WEIGHTS);
+        let start = shipped().evaluate(&Board::start());
+        assert!(
+            start.discs().abs() <= 2.0,
+            "start position evaluates {start}"
+        );
+    }
+
+    #[test]
+    fn shipped_evaluation_is_the_same_on_all_symmetries() {
+        let mut rng = Rng::new(23);
+        for _ in 0..40 {
+            let mut board = Board::start();
+            let plies = rng.below(55) as usize;
+            for _ in 0..plies {
+                if board.is_game_over() {
+                    break;
+                }
+                if board.must_pass() {
+                    board.make_pass();
+                } else {
+                    let square = rng.pick(board.legal_moves());
+                    board.make_move(square);
+                }
+            }
+            let value = shipped().evaluate(&board);
+            for symmetry in Symmetry::ALL {
+                assert_eq!(shipped().evaluate(&board.transformed(symmetry)), value);
+            }
+        }
     }
 }

@@ -25,3 +25,4 @@ pub mod score;
 pub mod search;
 pub mod session;
 pub mod tools;
+pub mod training;

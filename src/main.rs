@@ -40,6 +40,12 @@ const SUBCOMMANDS: &[Subcommand] = &[
         help: "play two GTP or NBoard engines against each other from an opening list",
         run: tsuru::tools::match_cli::run,
     },
+    Subcommand {
+        name: "train",
+        usage: tsuru::tools::train::USAGE,
+        help: "fit the pattern evaluation to game collections; write weights and report errors",
+        run: tsuru::tools::train::run,
+    },
 ];
 
 fn main() {

@@ -27,7 +27,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use crate::board::{Board, Move};
-use crate::eval::{Evaluation, SeedsEval};
+use crate::eval::Evaluation;
 use crate::score::Score;
 use endgame::{EndgameSolver, SolveMode};
 pub use time::TimeBudget;
@@ -185,7 +185,7 @@ impl Search {
         Search {
             tt: TranspositionTable::new(hash_mb / 2),
             solver: EndgameSolver::new(hash_mb - hash_mb / 2),
-            eval: Box::new(SeedsEval),
+            eval: Box::new(crate::eval::shipped().clone()),
             use_table: true,
             nodes: 0,
             next_poll: POLL_INTERVAL,

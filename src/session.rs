@@ -32,12 +32,18 @@ pub struct Session {
 impl Session {
     /// A session at the start position with the command line's settings.
     pub fn new(config: &Config) -> Session {
+        let mut search = Search::new(config.hash_mb);
+        // The option parser already loaded the file once, so this only fails if it changed.
+        match config.eval.build() {
+            Ok(eval) => search.set_evaluation(eval),
+            Err(err) => log::error!("evaluation: {err:#}; using the shipped weights"),
+        }
         Session {
             game: GgfGame::default(),
             depth: config.depth,
             contempt: 0,
             move_time: config.move_time,
-            worker: Worker::new(Search::new(config.hash_mb)),
+            worker: Worker::new(search),
         }
     }
 

@@ -393,3 +393,27 @@ fn bad_arguments_and_engines_that_cannot_start_are_errors() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The trained evaluation against evaluation v1 at depth 4 over 40 XOT openings, colours
+/// swapped (80 games). Slow; run by hand: `cargo test --release --test match -- --ignored`.
+#[test]
+#[ignore]
+fn patterns_beat_evaluation_v1_at_depth_4() {
+    let dir = out_dir("patterns-v1");
+    let patterns = format!("patterns={TSURU} --gtp --depth 4");
+    let v1 = format!("v1={TSURU} --gtp --depth 4 --eval v1");
+    let output = run_match(
+        &dir,
+        &[
+            "--engine", &patterns, "--engine", &v1, "--games", "80", "--seed", "2026",
+        ],
+    );
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
+    println!("{stdout}");
+    let [games, wins, draws, _, _] = row(&stdout, "patterns");
+    assert_eq!(games, 80);
+    let score = (wins as f64 + 0.5 * draws as f64) / games as f64;
+    assert!(score >= 0.75, "patterns scored {:.1}%", 100.0 * score);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

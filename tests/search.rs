@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tsuru::board::{bits, Board, Move};
-use tsuru::eval::{Evaluation, SeedsEval};
+use tsuru::eval::{shipped, Evaluation};
 use tsuru::rng::Rng;
 use tsuru::score::{Score, UNITS_PER_DISC};
 use tsuru::search::{Depth, Search, SearchLimits};
@@ -19,7 +19,7 @@ fn negamax(board: &mut Board, depth: u32) -> i32 {
         return board.final_score(board.side_to_move()) * UNITS_PER_DISC;
     }
     if depth == 0 {
-        return SeedsEval.evaluate(board).0;
+        return shipped().evaluate(board).0;
     }
     if moves == 0 {
         board.make_pass();

@@ -13,7 +13,7 @@
 //! The table's best move always comes first. The midgame search uses plain fastest-first.
 
 use crate::board::{bits, Board, Square};
-use crate::eval::{Evaluation, SeedsEval};
+use crate::eval::Evaluation;
 
 const CORNERS: u64 = 0x8100_0000_0000_0081;
 
@@ -69,13 +69,13 @@ pub(crate) fn solver_order(board: &mut Board, hint: Option<Square>) -> MoveBuffe
 }
 
 /// Nodes with at least this many empties (after the move) order by a one-ply search.
-const SHALLOW_SEARCH_EMPTIES: u32 = 17;
+const SHALLOW_SEARCH_EMPTIES: u32 = 15;
 
-/// Negamax value of `board` to `depth` plies with evaluation v1 (plain, for ordering).
+/// Negamax value of `board` to `depth` plies with the shipped evaluation (plain, for ordering).
 fn shallow_value(board: &mut Board, depth: u32) -> i32 {
     let moves = board.legal_moves();
     if depth == 0 || moves == 0 {
-        return SeedsEval.evaluate(board).0;
+        return crate::eval::shipped().evaluate(board).0;
     }
     let mut best = i32::MIN;
     for square in bits::squares(moves) {
@@ -88,10 +88,10 @@ fn shallow_value(board: &mut Board, depth: u32) -> i32 {
 }
 
 /// Nodes with at least this many empties add the evaluation to the solver's move order.
-const EVAL_ORDER_EMPTIES: u32 = 16;
+const EVAL_ORDER_EMPTIES: u32 = 14;
 
 /// Evaluation units per ordering-key unit (16 key units = one reply).
-const EVAL_SCALE: i32 = 8;
+const EVAL_SCALE: i32 = 16;
 
 /// The legal squares of `board` in search order: `hint` (a table move) first, then
 /// fastest-first with the square rank breaking ties.

@@ -1,0 +1,498 @@
+//! The trained pattern evaluation: a sum of table look-ups, one per pattern copy, plus a bias,
+//! with one weight set per game stage.
+//!
+//! Tables are indexed from the side to move's view: digit 1 is a disc of the side to move,
+//! 2 one of the opponent. The board keeps indices in absolute colours (1 Black, 2 White), so
+//! [`PatternEval`] holds every table twice, once as stored (Black to move) and once with the
+//! digits 1 and 2 swapped (White to move), and evaluation is 46 direct look-ups.
+//!
+//! A shape whose squares some symmetry maps onto themselves (row 2, the corner 3x3...) sees
+//! each configuration and its mirror image as the same pattern: [`Layout::canonical`] maps
+//! both to one index, training ties them, and the weights file stores only canonical entries.
+//!
+//! # Weights file (little-endian)
+//!
+//! ```text
+//! magic        8 bytes  "TSURUEVW"
+//! version      u16      1
+//! pattern set  u32      FNV-1a of the shapes' names and squares (a file for another set
+//!                       is refused)
+//! stages       u16      number of stages; the 60 plies are cut into that many equal parts
+//!                       (15 stages: stage s covers empties 60-4s down to 57-4s)
+//! units/disc   u16      weights are in 1/units of a disc (Score units)
+//! entries      u32      canonical entries per stage
+//! payload               per stage: bias i16, then the canonical entries shape by shape in
+//!                       index order, as i16, where -32768 followed by a u16 n stands for n
+//!                       zeros
+//! checksum     u32      FNV-1a of every byte before it
+//! ```
+
+use std::sync::{Arc, OnceLock};
+
+use anyhow::{bail, ensure, Context, Result};
+
+use super::Evaluation;
+use crate::board::patterns::{pattern_tables, pow3, Shape, COPIES, SHAPES};
+use crate::board::{Board, Color, Symmetry};
+use crate::score::{Score, UNITS_PER_DISC};
+
+/// The magic bytes at the start of a weights file.
+pub const MAGIC: &[u8; 8] = b"TSURUEVW";
+/// The weights file format version written and read.
+pub const FORMAT_VERSION: u16 = 1;
+/// The zero-run marker in the payload.
+const ZERO_RUN: i16 = i16::MIN;
+
+/// The stage of a position with `empties` empty squares when there are `stages` stages: the
+/// 60 plies are cut into `stages` equal parts (15 stages: 4 plies each).
+#[inline]
+pub fn stage_of(empties: u32, stages: usize) -> usize {
+    let ply = 60usize.saturating_sub(empties as usize);
+    (ply * stages / 60).min(stages - 1)
+}
+
+/// Where each shape's table starts, how copies map to tables, and the tie and colour-swap
+/// maps; derived from [`SHAPES`] once.
+pub struct Layout {
+    /// Start of each shape's table in a stage's flat table.
+    pub offsets: Vec<usize>,
+    /// Length of a stage's flat table (all shapes).
+    pub total: usize,
+    /// Per copy: the start of its shape's table.
+    pub copy_offsets: [usize; COPIES],
+    /// Per flat entry: the canonical entry it is tied to (itself if canonical).
+    pub canonical: Vec<u32>,
+    /// Per flat entry: the entry with digits 1 and 2 swapped.
+    pub swapped: Vec<u32>,
+    /// The canonical entries in order (what the file stores).
+    pub canonical_entries: Vec<u32>,
+    /// FNV-1a of the shapes.
+    pub pattern_set_id: u32,
+}
+
+/// FNV-1a, 32 bits.
+pub fn fnv1a(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5u32, |hash, &byte| {
+        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// Position permutations of `shape` under the symmetries that map its squares onto
+/// themselves (identity excluded): `perm[i]` is where the square at position `i` goes.
+fn self_symmetries(shape: &Shape) -> Vec<Vec<usize>> {
+    let squares: Vec<crate::board::Square> = shape
+        .squares
+        .iter()
+        .map(|s| s.parse().expect("valid"))
+        .collect();
+    let mut perms = Vec::new();
+    for symmetry in Symmetry::ALL.iter().skip(1) {
+        let perm: Option<Vec<usize>> = squares
+            .iter()
+            .map(|&sq| squares.iter().position(|&t| t == symmetry.apply(sq)))
+            .collect();
+        if let Some(perm) = perm {
+            if !perms.contains(&perm) && perm.iter().enumerate().any(|(i, &p)| i != p) {
+                perms.push(perm);
+            }
+        }
+    }
+    perms
+}
+
+/// The layout of the pattern set, built once.
+pub fn layout() -> &'static Layout {
+    static LAYOUT: OnceLock<Layout> = OnceLock::new();
+    LAYOUT.get_or_init(|| {
+        let mut offsets = Vec::new();
+        let mut total = 0;
+        for shape in &SHAPES {
+            offsets.push(total);
+            total += pow3(shape.squares.len());
+        }
+        let mut copy_offsets = [0usize; COPIES];
+        for (copy, offset) in pattern_tables().copies.iter().zip(copy_offsets.iter_mut()) {
+            *offset = offsets[copy.shape];
+        }
+        let mut canonical = vec![0u32; total];
+        let mut swapped = vec![0u32; total];
+        for (shape_index, shape) in SHAPES.iter().enumerate() {
+            let len = shape.squares.len();
+            let perms = self_symmetries(shape);
+            for index in 0..pow3(len) {
+                let digits: Vec<usize> = (0..len).map(|i| index / pow3(i) % 3).collect();
+                let value = |digits: &dyn Fn(usize) -> usize| -> usize {
+                    (0..len).map(|i| digits(i) * pow3(i)).sum()
+                };
+                let mut best = index;
+                for perm in &perms {
+                    // The image has at position perm[i] the digit that was at i.
+                    let mut image = vec![0; len];
+                    for i in 0..len {
+                        image[perm[i]] = digits[i];
+                    }
+                    best = best.min(value(&|i| image[i]));
+                }
+                let swap = value(&|i| [0, 2, 1][digits[i]]);
+                canonical[offsets[shape_index] + index] = (offsets[shape_index] + best) as u32;
+                swapped[offsets[shape_index] + index] = (offsets[shape_index] + swap) as u32;
+            }
+        }
+        let canonical_entries = (0..total as u32)
+            .filter(|&i| canonical[i as usize] == i)
+            .collect();
+        let mut description = String::new();
+        for shape in &SHAPES {
+            description.push_str(shape.name);
+            description.push(':');
+            description.push_str(&shape.squares.join(","));
+            description.push(';');
+        }
+        Layout {
+            offsets,
+            total,
+            copy_offsets,
+            canonical,
+            swapped,
+            canonical_entries,
+            pattern_set_id: fnv1a(description.as_bytes()),
+        }
+    })
+}
+
+/// The flat-table entries a position looks up, from the side to move's view and tied to
+/// canonical entries (what training sees).
+pub fn features(board: &Board) -> [u32; COPIES] {
+    let layout = layout();
+    let indices = board.pattern_indices();
+    let white = board.side_to_move() == Color::White;
+    let mut out = [0u32; COPIES];
+    for copy in 0..COPIES {
+        let mut entry = layout.copy_offsets[copy] + indices[copy] as usize;
+        if white {
+            entry = layout.swapped[entry] as usize;
+        }
+        out[copy] = layout.canonical[entry];
+    }
+    out
+}
+
+/// Weights for every stage: a bias and one value per canonical entry, in Score units.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Weights {
+    /// Per stage: the bias.
+    pub bias: Vec<i16>,
+    /// Per stage: a flat table of `layout().total` entries (tied entries equal).
+    pub tables: Vec<Vec<i16>>,
+}
+
+impl Weights {
+    /// All-zero weights for `stages` stages.
+    pub fn zero(stages: usize) -> Weights {
+        Weights {
+            bias: vec![0; stages],
+            tables: vec![vec![0; layout().total]; stages],
+        }
+    }
+
+    /// Number of stages.
+    pub fn stages(&self) -> usize {
+        self.bias.len()
+    }
+
+    /// The file form (see the module doc).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let layout = layout();
+        let mut out = Vec::new();
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&layout.pattern_set_id.to_le_bytes());
+        out.extend_from_slice(&(self.stages() as u16).to_le_bytes());
+        out.extend_from_slice(&(UNITS_PER_DISC as u16).to_le_bytes());
+        out.extend_from_slice(&(layout.canonical_entries.len() as u32).to_le_bytes());
+        for (bias, table) in self.bias.iter().zip(&self.tables) {
+            out.extend_from_slice(&bias.to_le_bytes());
+            let mut zeros = 0u16;
+            let flush = |out: &mut Vec<u8>, zeros: &mut u16| {
+                if *zeros > 0 {
+                    out.extend_from_slice(&ZERO_RUN.to_le_bytes());
+                    out.extend_from_slice(&zeros.to_le_bytes());
+                    *zeros = 0;
+                }
+            };
+            for &entry in &layout.canonical_entries {
+                let value = table[entry as usize].max(-i16::MAX);
+                if value == 0 {
+                    zeros += 1;
+                    if zeros == u16::MAX {
+                        flush(&mut out, &mut zeros);
+                    }
+                } else {
+                    flush(&mut out, &mut zeros);
+                    out.extend_from_slice(&value.to_le_bytes());
+                }
+            }
+            flush(&mut out, &mut zeros);
+        }
+        let checksum = fnv1a(&out);
+        out.extend_from_slice(&checksum.to_le_bytes());
+        out
+    }
+
+    /// Reads the file form; every inconsistency is an error naming it.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Weights> {
+        let layout = layout();
+        ensure!(
+            bytes.len() >= 26,
+            "weights file too short ({} bytes)",
+            bytes.len()
+        );
+        ensure!(&bytes[..8] == MAGIC, "not a tsuru weights file (bad magic)");
+        let (body, tail) = bytes.split_at(bytes.len() - 4);
+        let checksum = u32::from_le_bytes(tail.try_into().expect("4 bytes"));
+        ensure!(
+            fnv1a(body) == checksum,
+            "weights file checksum mismatch (the file is damaged)"
+        );
+        let mut reader = Reader { bytes: body, at: 8 };
+        let version = reader.u16()?;
+        ensure!(
+            version == FORMAT_VERSION,
+            "weights format version {version} is not {FORMAT_VERSION}"
+        );
+        let set = reader.u32()?;
+        ensure!(
+            set == layout.pattern_set_id,
+            "the weights are for another pattern set ({set:08x}, this build uses {:08x})",
+            layout.pattern_set_id
+        );
+        let stages = reader.u16()? as usize;
+        ensure!((1..=60).contains(&stages), "bad stage count {stages}");
+        let units = reader.u16()?;
+        ensure!(
+            units as i32 == UNITS_PER_DISC,
+            "weights in 1/{units} disc, expected 1/{UNITS_PER_DISC}"
+        );
+        let entries = reader.u32()? as usize;
+        ensure!(
+            entries == layout.canonical_entries.len(),
+            "{entries} entries per stage, expected {}",
+            layout.canonical_entries.len()
+        );
+        let mut weights = Weights::zero(stages);
+        for stage in 0..stages {
+            weights.bias[stage] = reader.i16()?;
+            let table = &mut weights.tables[stage];
+            let mut next = 0;
+            while next < entries {
+                let value = reader.i16()?;
+                if value == ZERO_RUN {
+                    let run = reader.u16()? as usize;
+                    ensure!(
+                        run > 0 && next + run <= entries,
+                        "bad zero run in stage {stage}"
+                    );
+                    next += run;
+                } else {
+                    table[layout.canonical_entries[next] as usize] = value;
+                    next += 1;
+                }
+            }
+            for entry in 0..layout.total {
+                table[entry] = table[layout.canonical[entry] as usize];
+            }
+        }
+        ensure!(
+            reader.at == body.len(),
+            "{} stray bytes at the end",
+            body.len() - reader.at
+        );
+        Ok(weights)
+    }
+}
+
+/// A little-endian reader over a byte slice.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let Some(slice) = self.bytes.get(self.at..self.at + N) else {
+            bail!("weights file ends early (at byte {})", self.at);
+        };
+        self.at += N;
+        Ok(slice.try_into().expect("N bytes"))
+    }
+    fn u16(&mut self) -> Result<u16> {
+        Ok(u16::from_le_bytes(self.take()?))
+    }
+    fn i16(&mut self) -> Result<i16> {
+        Ok(i16::from_le_bytes(self.take()?))
+    }
+    fn u32(&mut self) -> Result<u32> {
+        Ok(u32::from_le_bytes(self.take()?))
+    }
+}
+
+/// The evaluation: per stage and side to move, a flat table ready for direct look-ups.
+#[derive(Clone)]
+pub struct PatternEval {
+    stages: usize,
+    bias: Arc<Vec<i32>>,
+    /// `(stage * 2 + side) * total + entry`.
+    tables: Arc<Vec<i16>>,
+}
+
+impl PatternEval {
+    /// Prepares weights for evaluation.
+    pub fn new(weights: &Weights) -> PatternEval {
+        let layout = layout();
+        let mut tables = Vec::with_capacity(weights.stages() * 2 * layout.total);
+        for table in &weights.tables {
+            tables.extend_from_slice(table);
+            tables.extend(layout.swapped.iter().map(|&s| table[s as usize]));
+        }
+        PatternEval {
+            stages: weights.stages(),
+            bias: Arc::new(weights.bias.iter().map(|&b| i32::from(b)).collect()),
+            tables: Arc::new(tables),
+        }
+    }
+
+    /// Reads a weights file from disk.
+    pub fn from_file(path: &str) -> Result<PatternEval> {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {path}"))?;
+        let weights = Weights::from_bytes(&bytes).with_context(|| format!("loading {path}"))?;
+        Ok(PatternEval::new(&weights))
+    }
+
+    /// The raw sum for `board` (bias plus look-ups), in Score units, unclamped.
+    pub fn raw(&self, board: &Board) -> i32 {
+        let layout = layout();
+        let stage = stage_of(board.empties(), self.stages);
+        let side = board.side_to_move().index();
+        let base = (stage * 2 + side) * layout.total;
+        let table = &self.tables[base..base + layout.total];
+        let indices = board.pattern_indices();
+        let mut sum = self.bias[stage];
+        for copy in 0..COPIES {
+            sum += i32::from(table[layout.copy_offsets[copy] + indices[copy] as usize]);
+        }
+        sum
+    }
+}
+
+impl Evaluation for PatternEval {
+    fn evaluate(&self, board: &Board) -> Score {
+        let limit = Score::MAX.0 - 1;
+        Score(self.raw(board).clamp(-limit, limit))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// Random weights with ties respected.
+    fn random_weights(seed: u64, stages: usize) -> Weights {
+        let layout = layout();
+        let mut rng = Rng::new(seed);
+        let mut weights = Weights::zero(stages);
+        for stage in 0..stages {
+            weights.bias[stage] = rng.below(200) as i16 - 100;
+            for &entry in &layout.canonical_entries {
+                // Leave a third at zero so zero runs are exercised.
+                if rng.below(3) > 0 {
+                    weights.tables[stage][entry as usize] = rng.below(2001) as i16 - 1000;
+                }
+            }
+            for entry in 0..layout.total {
+                weights.tables[stage][entry] =
+                    weights.tables[stage][layout.canonical[entry] as usize];
+            }
+        }
+        weights
+    }
+
+    fn random_board(rng: &mut Rng, plies: usize) -> Board {
+        let mut board = Board::start();
+        for _ in 0..plies {
+            if board.is_game_over() {
+                break;
+            }
+            if board.must_pass() {
+                board.make_pass();
+                continue;
+            }
+            let square = rng.pick(board.legal_moves());
+            board.make_move(square);
+        }
+        board
+    }
+
+    #[test]
+    fn file_round_trip_and_damage_is_detected() {
+        let weights = random_weights(3, 3);
+        let bytes = weights.to_bytes();
+        assert_eq!(Weights::from_bytes(&bytes).unwrap(), weights);
+        let mut damaged = bytes.clone();
+        damaged[100] ^= 1;
+        let err = Weights::from_bytes(&damaged).unwrap_err().to_string();
+        assert!(err.contains("checksum"), "{err}");
+        assert!(Weights::from_bytes(&bytes[..bytes.len() - 10]).is_err());
+        assert!(Weights::from_bytes(b"not a weights file at all, no").is_err());
+    }
+
+    #[test]
+    fn evaluation_is_the_sum_of_its_look_ups() {
+        let weights = random_weights(5, 15);
+        let eval = PatternEval::new(&weights);
+        let mut rng = Rng::new(9);
+        for plies in 0..58 {
+            let board = random_board(&mut rng, plies);
+            let stage = stage_of(board.empties(), 15);
+            let expected: i32 = i32::from(weights.bias[stage])
+                + features(&board)
+                    .iter()
+                    .map(|&f| i32::from(weights.tables[stage][f as usize]))
+                    .sum::<i32>();
+            assert_eq!(eval.raw(&board), expected, "after {plies} plies");
+        }
+    }
+
+    #[test]
+    fn evaluation_is_the_same_on_all_symmetries() {
+        let eval = PatternEval::new(&random_weights(7, 15));
+        let mut rng = Rng::new(11);
+        for plies in [0, 5, 20, 33, 47, 56] {
+            let board = random_board(&mut rng, plies);
+            let value = eval.raw(&board);
+            for symmetry in Symmetry::ALL {
+                assert_eq!(
+                    eval.raw(&board.transformed(symmetry)),
+                    value,
+                    "{plies} plies"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn colours_swapped_with_the_side_to_move_give_the_same_value() {
+        let eval = PatternEval::new(&random_weights(13, 15));
+        let mut rng = Rng::new(17);
+        for plies in [3, 18, 40] {
+            let board = random_board(&mut rng, plies);
+            let swapped = Board::from_discs(
+                board.discs(Color::White),
+                board.discs(Color::Black),
+                board.side_to_move().opponent(),
+            )
+            .unwrap();
+            assert_eq!(eval.raw(&board), eval.raw(&swapped));
+        }
+    }
+}

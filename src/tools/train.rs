@@ -1,0 +1,371 @@
+//! `tsuru train`: fits the pattern evaluation to game collections and writes a weights file;
+//! `tsuru train --make-validation FILE` writes the exact-value validation set.
+//!
+//! ```text
+//! tsuru train --wthor ../shared/data/wthor --logbook ../shared/data/logistello/logbook.gam.gz \
+//!     --validation tests/fixtures/eval-validation.txt --out src/eval/weights.tsw
+//! ```
+//!
+//! Prints, per stage, the training and held-out mean absolute error, and at the end the
+//! error against the validation set's exact values per number of empty squares, beside that
+//! of evaluation v1. Every step is deterministic: same inputs, same weights file.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use anyhow::{bail, ensure, Context, Result};
+
+use crate::board::{notation, Board, Color};
+use crate::eval::pattern::{layout, PatternEval, Weights};
+use crate::eval::{Evaluation, SeedsEval};
+use crate::search::endgame::{EndgameSolver, SolveMode};
+use crate::training::fit::{errors, fit_stage, FitConfig, StageFit};
+use crate::training::games::{read_logbook, read_wthor_folder, Game};
+use crate::training::Dataset;
+
+/// The usage line shown by `--help`.
+pub const USAGE: &str = "train [--wthor DIR] [--logbook FILE] [--stages N] [--epochs N] \
+[--rate R] [--l2 L] [--holdout-every N] [--solve-empties N] [--validation FILE] [--out FILE] \
+[--threads N] | train --make-validation FILE [--wthor DIR] [--holdout-every N]";
+
+struct Options {
+    wthor: Option<PathBuf>,
+    logbook: Option<PathBuf>,
+    stages: usize,
+    fit: FitConfig,
+    holdout_every: usize,
+    solve_empties: u32,
+    validation: Option<PathBuf>,
+    out: Option<PathBuf>,
+    make_validation: Option<PathBuf>,
+}
+
+/// Runs the tool.
+pub fn run(args: &[String]) -> Result<()> {
+    let options = parse_args(args)?;
+    let started = Instant::now();
+    let (train_games, held_out) = load_games(&options)?;
+    if let Some(path) = &options.make_validation {
+        return make_validation(path, &held_out);
+    }
+    ensure!(
+        !train_games.is_empty(),
+        "no games: give --wthor and/or --logbook"
+    );
+
+    eprintln!("building samples...");
+    let train = build_dataset(&train_games, &options, options.solve_empties)?;
+    let held = build_dataset(&held_out, &options, 0)?;
+    eprintln!(
+        "{} training samples, {} held-out samples ({:.0} s)",
+        train.len(),
+        held.len(),
+        started.elapsed().as_secs_f64()
+    );
+
+    let total = layout().total;
+    let mut fits: Vec<StageFit> = Vec::with_capacity(options.stages);
+    println!("stage  empties  samples    train MAE  held-out MAE");
+    for stage in 0..options.stages {
+        let samples = &train.stages[stage];
+        let start = fits.last().map(|f| (f.weights.as_slice(), f.bias));
+        let fit = fit_stage(samples, total, start, &options.fit, |epoch, rms| {
+            if epoch % 50 == 49 {
+                eprint!("stage {stage}: epoch {} rms {rms:.3}   \r", epoch + 1);
+            }
+        });
+        let (train_mae, _) = errors(samples, &fit.weights, fit.bias);
+        let (held_mae, _) = errors(&held.stages[stage], &fit.weights, fit.bias);
+        let high = 60 - stage * 60 / options.stages;
+        let low = 61 - (stage + 1) * 60 / options.stages;
+        println!(
+            "{stage:>5}  {high:>2}-{low:<2}   {:>9}  {train_mae:>9.3}  {held_mae:>12.3}",
+            samples.len()
+        );
+        fits.push(fit);
+    }
+    let weights = to_weights(&fits);
+    if let Some(path) = &options.out {
+        std::fs::write(path, weights.to_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let Some(path) = &options.validation {
+        report_validation(path, &PatternEval::new(&weights))?;
+    }
+    eprintln!("done in {:.0} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// Reads the collections and splits them by game number into training and held-out games.
+fn load_games(options: &Options) -> Result<(Vec<Game>, Vec<Game>)> {
+    let mut all = Vec::new();
+    if let Some(folder) = &options.wthor {
+        let (games, dropped) = read_wthor_folder(folder)?;
+        eprintln!("WTHOR: {} games ({dropped} dropped)", games.len());
+        all.extend(games);
+    }
+    if let Some(file) = &options.logbook {
+        let (games, dropped) = read_logbook(file)?;
+        eprintln!("logbook: {} games ({dropped} dropped)", games.len());
+        all.extend(games);
+    }
+    let mut train = Vec::new();
+    let mut held_out = Vec::new();
+    for (number, game) in all.into_iter().enumerate() {
+        if number % options.holdout_every == 0 {
+            held_out.push(game);
+        } else {
+            train.push(game);
+        }
+    }
+    Ok((train, held_out))
+}
+
+/// Samples of `games`, built on the configured threads (solving when `solve_empties > 0`);
+/// the result does not depend on the thread count.
+fn build_dataset(games: &[Game], options: &Options, solve_empties: u32) -> Result<Dataset> {
+    let threads = options.fit.threads.max(1);
+    let chunk = games.len().div_ceil(threads).max(1);
+    let parts: Vec<Dataset> = std::thread::scope(|scope| {
+        let handles: Vec<_> = games
+            .chunks(chunk)
+            .enumerate()
+            .map(|(part, games)| {
+                scope.spawn(move || {
+                    let mut data = Dataset::new(options.stages);
+                    let mut solver = (solve_empties > 0).then(|| EndgameSolver::new(16));
+                    let started = Instant::now();
+                    for (i, game) in games.iter().enumerate() {
+                        data.add_game(game, solve_empties, solver.as_mut());
+                        if part == 0 && i % 10_000 == 9_999 {
+                            eprint!(
+                                "  {} of {} games ({:.0} s)   \r",
+                                i + 1,
+                                games.len(),
+                                started.elapsed().as_secs_f64()
+                            );
+                        }
+                    }
+                    data
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("sample worker"))
+            .collect()
+    });
+    let mut data = Dataset::new(options.stages);
+    for part in parts {
+        for (stage, samples) in part.stages.into_iter().enumerate() {
+            data.stages[stage].extend(samples);
+        }
+    }
+    Ok(data)
+}
+
+/// Quantises fitted stages to Score units; an entry never seen in its stage takes the value
+/// of the nearest stage that saw it (earlier stages first on ties).
+fn to_weights(fits: &[StageFit]) -> Weights {
+    let layout = layout();
+    let mut weights = Weights::zero(fits.len());
+    let units = crate::score::UNITS_PER_DISC as f32;
+    let quantise = |v: f32| (v * units).round().clamp(-32767.0, 32767.0) as i16;
+    for (stage, fit) in fits.iter().enumerate() {
+        weights.bias[stage] = quantise(fit.bias);
+        for entry in 0..layout.total {
+            let canonical = layout.canonical[entry] as usize;
+            let source = (0..fits.len())
+                .flat_map(|d| [stage.checked_sub(d), Some(stage + d)])
+                .flatten()
+                .find(|&s| s < fits.len() && fits[s].counts[canonical] > 0);
+            if let Some(source) = source {
+                weights.tables[stage][entry] = quantise(fits[source].weights[canonical]);
+            }
+        }
+    }
+    weights
+}
+
+/// Reads a validation file: lines `<board string> <score>`; `#` lines are comments.
+pub fn read_validation(path: &PathBuf) -> Result<Vec<(Board, i32)>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut positions = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let parsed = (|| -> Result<(Board, i32)> {
+            let (board, score) = line.rsplit_once(' ').context("no score")?;
+            Ok((notation::parse_board(board)?, score.parse()?))
+        })()
+        .with_context(|| format!("{}:{}", path.display(), number + 1))?;
+        positions.push(parsed);
+    }
+    Ok(positions)
+}
+
+/// Prints the mean absolute error of `eval` and of evaluation v1 per number of empties.
+fn report_validation(path: &PathBuf, eval: &PatternEval) -> Result<()> {
+    let positions = read_validation(path)?;
+    let mut empties: Vec<u32> = positions.iter().map(|(b, _)| b.empties()).collect();
+    empties.sort_unstable();
+    empties.dedup();
+    println!(
+        "validation ({}): mean absolute error in discs",
+        path.display()
+    );
+    println!("empties  positions  patterns  evaluation v1");
+    for count in empties {
+        let set: Vec<&(Board, i32)> = positions
+            .iter()
+            .filter(|(b, _)| b.empties() == count)
+            .collect();
+        let mae = |eval: &dyn Evaluation| -> f64 {
+            set.iter()
+                .map(|(board, score)| (eval.evaluate(board).discs() - f64::from(*score)).abs())
+                .sum::<f64>()
+                / set.len() as f64
+        };
+        println!(
+            "{count:>7}  {:>9}  {:>8.2}  {:>13.2}",
+            set.len(),
+            mae(eval),
+            mae(&SeedsEval)
+        );
+    }
+    Ok(())
+}
+
+/// Writes exact values of positions from held-out games: at 14, 16, 18 and 20 empties solved
+/// by tsuru, and at the collection's theoretical-score depth (WTHOR: 24) from the record.
+fn make_validation(path: &PathBuf, games: &[Game]) -> Result<()> {
+    const SOLVED: [(u32, usize); 4] = [(14, 1000), (16, 600), (18, 300), (20, 120)];
+    const THEORETICAL: usize = 1000;
+    let mut out = String::from(
+        "# tsuru evaluation validation set: <board> <exact score for the side to move>\n\
+         # made by `tsuru train --make-validation` from held-out WTHOR games\n",
+    );
+    let mut solver = EndgameSolver::new(64);
+    let stop = AtomicBool::new(false);
+    for (empties, wanted) in SOLVED {
+        let mut found = 0;
+        let started = Instant::now();
+        for game in games {
+            if found == wanted {
+                break;
+            }
+            let Some(mut board) = position_at(game, empties) else {
+                continue;
+            };
+            let solution = solver
+                .solve(&mut board, SolveMode::Exact, &stop)
+                .context("solve stopped")?;
+            out.push_str(&format!(
+                "{} {:+}\n",
+                notation::board_to_string(&board),
+                solution.score
+            ));
+            found += 1;
+        }
+        eprintln!(
+            "{found} positions at {empties} empties solved in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    let mut found = 0;
+    for game in games {
+        let Some((depth, black_value)) = game.theoretical else {
+            continue;
+        };
+        if found == THEORETICAL {
+            break;
+        }
+        let Some(board) = position_at(game, u32::from(depth)) else {
+            continue;
+        };
+        let value = if board.side_to_move() == Color::Black {
+            i32::from(black_value)
+        } else {
+            -i32::from(black_value)
+        };
+        out.push_str(&format!(
+            "{} {:+}\n",
+            notation::board_to_string(&board),
+            value
+        ));
+        found += 1;
+    }
+    eprintln!("{found} positions with their recorded theoretical score");
+    std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// The position of `game` with exactly `empties` empty squares, if the side to move there
+/// has a move.
+fn position_at(game: &Game, empties: u32) -> Option<Board> {
+    let mut board = Board::start();
+    for &mv in &game.moves {
+        if board.empties() == empties {
+            break;
+        }
+        board.play(mv).ok()?;
+    }
+    (board.empties() == empties && !board.must_pass() && !board.is_game_over())
+        .then(|| board.without_history())
+}
+
+fn parse_args(args: &[String]) -> Result<Options> {
+    let mut options = Options {
+        wthor: None,
+        logbook: None,
+        stages: 15,
+        fit: FitConfig::default(),
+        holdout_every: 20,
+        solve_empties: 0,
+        validation: None,
+        out: None,
+        make_validation: None,
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let flag = args[i].as_str();
+        let value = args
+            .get(i + 1)
+            .with_context(|| format!("{flag} needs a value (usage: tsuru {USAGE})"));
+        let number = |text: &String| -> Result<f64> {
+            text.parse::<f64>()
+                .with_context(|| format!("{flag} needs a number, not {text:?}"))
+        };
+        match flag {
+            "--wthor" => options.wthor = Some(PathBuf::from(value?)),
+            "--logbook" => options.logbook = Some(PathBuf::from(value?)),
+            "--stages" => options.stages = number(value?)? as usize,
+            "--epochs" => options.fit.epochs = number(value?)? as usize,
+            "--rate" => options.fit.rate = number(value?)? as f32,
+            "--l2" => options.fit.l2 = number(value?)? as f32,
+            "--threads" => options.fit.threads = number(value?)? as usize,
+            "--holdout-every" => options.holdout_every = number(value?)? as usize,
+            "--solve-empties" => options.solve_empties = number(value?)? as u32,
+            "--validation" => options.validation = Some(PathBuf::from(value?)),
+            "--out" => options.out = Some(PathBuf::from(value?)),
+            "--make-validation" => options.make_validation = Some(PathBuf::from(value?)),
+            other => bail!("unexpected argument {other:?} (usage: tsuru {USAGE})"),
+        }
+        i += 2;
+    }
+    ensure!((1..=60).contains(&options.stages), "--stages must be 1..60");
+    ensure!(
+        options.holdout_every >= 2,
+        "--holdout-every must be at least 2"
+    );
+    ensure!(
+        options.solve_empties <= 20,
+        "--solve-empties must be at most 20"
+    );
+    Ok(options)
+}
