@@ -12,6 +12,8 @@
 //!    point are labelled with it (the outcome if the endgame had been played perfectly);
 //! 3. **result**: the game's final disc difference.
 //!
+//! The start position itself is labelled 0, its known exact value (a draw).
+//!
 //! Games are split into training and held-out sets by game number (every `holdout_every`-th
 //! game is held out), never by position.
 
@@ -61,7 +63,7 @@ impl Dataset {
     }
 
     fn push(&mut self, board: &Board, black_label: f32) {
-        if board.is_game_over() || board.must_pass() || board.ply() == 0 && board.empties() == 60 {
+        if board.is_game_over() || board.must_pass() {
             return;
         }
         let label = if board.side_to_move() == Color::Black {
@@ -89,6 +91,9 @@ impl Dataset {
         let result = f32::from(game.black_diff);
         for &mv in &game.moves {
             let mut label = match game.theoretical {
+                // The start position is a draw with perfect play (Othello was weakly solved
+                // by Takizawa in 2023), whatever a game played from it ended in.
+                _ if board.ply() == 0 => 0.0,
                 Some((empties, value)) if board.empties() >= u32::from(empties) => f32::from(value),
                 _ => result,
             };
