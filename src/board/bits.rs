@@ -114,6 +114,92 @@ pub fn squares(mut bits: u64) -> impl Iterator<Item = super::Square> {
     })
 }
 
+/// A 64-bit hash of the bitboard view `(p, o)` (the side to move's discs, the opponent's).
+///
+/// The endgame solver searches on the bitboard view below the board's make/undo, where the
+/// board's incremental Zobrist hash is not kept; this hash costs three multiplications and
+/// mixes every input bit into both halves (the table uses the low bits to choose a bucket
+/// and the high bits as a check). Equal views give equal hashes on every build.
+#[inline]
+pub fn hash(p: u64, o: u64) -> u64 {
+    let mut h = p.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ o.wrapping_mul(0xc2b2_ae3d_27d4_eb4f).rotate_left(29);
+    h ^= h >> 32;
+    h = h.wrapping_mul(0xd6e8_feb8_6659_fd93);
+    h ^ (h >> 29)
+}
+
+const FILE_A: u64 = 0x0101_0101_0101_0101;
+const FILE_H: u64 = 0x8080_8080_8080_8080;
+const RANK_1: u64 = 0x0000_0000_0000_00ff;
+const RANK_8: u64 = 0xff00_0000_0000_0000;
+const BORDER: u64 = FILE_A | FILE_H | RANK_1 | RANK_8;
+
+/// The 15 diagonals along a1-h8 (`.0`) and the 15 along h1-a8 (`.1`), as bitboards.
+const DIAGONALS: ([u64; 15], [u64; 15]) = {
+    let mut up = [0u64; 15];
+    let mut down = [0u64; 15];
+    let mut sq = 0;
+    while sq < 64 {
+        let (c, r) = (sq % 8, sq / 8);
+        up[c + 7 - r] |= 1 << sq;
+        down[c + r] |= 1 << sq;
+        sq += 1;
+    }
+    (up, down)
+};
+
+/// The squares whose line is completely filled, for each of the four axes: horizontal,
+/// vertical, a1-h8 diagonal, h1-a8 diagonal. No move can ever be played on a full line, so
+/// no disc on it can be flipped along that axis.
+#[inline]
+pub fn full_lines(occupied: u64) -> [u64; 4] {
+    let mut rows = occupied & (occupied >> 1) & (occupied >> 2) & (occupied >> 3);
+    rows &= rows >> 4;
+    let rows = (rows & FILE_A) * 0xff;
+    let mut cols = occupied & (occupied >> 32);
+    cols &= cols >> 16;
+    cols &= cols >> 8;
+    let cols = (cols & RANK_1) * FILE_A;
+    let mut up = 0;
+    let mut down = 0;
+    let mut i = 0;
+    while i < 15 {
+        let (u, d) = (DIAGONALS.0[i], DIAGONALS.1[i]);
+        if occupied & u == u {
+            up |= u;
+        }
+        if occupied & d == d {
+            down |= d;
+        }
+        i += 1;
+    }
+    [rows, cols, up, down]
+}
+
+/// Discs of `own` that can never be flipped, whatever is played (a subset of the truly
+/// stable discs).
+///
+/// A disc is safe along an axis if its line on that axis is full, or if one of its two
+/// neighbours on that axis is off the board or is itself a stable disc of `own` (a bracket
+/// would have to flip that neighbour too). A disc safe along all four axes is stable; the
+/// set grows from the corners until nothing changes.
+pub fn stable(own: u64, occupied: u64) -> u64 {
+    let [rows, cols, up, down] = full_lines(occupied);
+    let mut stable = 0u64;
+    loop {
+        let horizontal = rows | FILE_A | FILE_H | (stable << 1) | (stable >> 1);
+        let vertical = cols | RANK_1 | RANK_8 | (stable << 8) | (stable >> 8);
+        let diagonal = up | BORDER | (stable << 9) | (stable >> 9);
+        let anti = down | BORDER | (stable << 7) | (stable >> 7);
+        // Shifts that wrap across a row land on the border, which is safe anyway.
+        let next = stable | (own & horizontal & vertical & diagonal & anti);
+        if next == stable {
+            return stable;
+        }
+        stable = next;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,5 +224,105 @@ mod tests {
         assert_eq!(flips(black, white, 37), 1 << 36);
         assert_eq!(flips(black, white, 19), 1 << 27);
         assert_eq!(flips(black, white, 0), 0);
+    }
+
+    /// Plays uniformly random legal moves (passing when forced) until the game ends.
+    fn random_playout(mut p: u64, mut o: u64, rng: &mut crate::rng::Rng) -> (u64, u64, bool) {
+        let mut swapped = false;
+        loop {
+            let moves = mobility(p, o);
+            if moves == 0 {
+                if mobility(o, p) == 0 {
+                    return (p, o, swapped);
+                }
+            } else {
+                let sq = rng.pick(moves).index();
+                let f = flips(p, o, sq);
+                p |= f | (1 << sq);
+                o &= !f;
+            }
+            (p, o) = (o, p);
+            swapped = !swapped;
+        }
+    }
+
+    #[test]
+    fn stable_discs_are_never_flipped() {
+        let mut rng = crate::rng::Rng::new(11);
+        let mut checked = 0;
+        for _ in 0..300 {
+            // A random position part-way through a random game.
+            let (mut p, mut o) = ((1u64 << 28) | (1 << 35), (1u64 << 27) | (1 << 36));
+            let plies = 20 + rng.below(40);
+            for _ in 0..plies {
+                let moves = mobility(p, o);
+                if moves == 0 {
+                    if mobility(o, p) == 0 {
+                        break;
+                    }
+                } else {
+                    let sq = rng.pick(moves).index();
+                    let f = flips(p, o, sq);
+                    p |= f | (1 << sq);
+                    o &= !f;
+                }
+                (p, o) = (o, p);
+            }
+            let (sp, so) = (stable(p, p | o), stable(o, p | o));
+            assert_eq!(sp & !p, 0);
+            assert_eq!(so & !o, 0);
+            checked += (sp | so).count_ones();
+            for _ in 0..20 {
+                let (a, b, swapped) = random_playout(p, o, &mut rng);
+                let (fp, fo) = if swapped { (b, a) } else { (a, b) };
+                assert_eq!(sp & !fp, 0, "a stable disc of the side to move was flipped");
+                assert_eq!(so & !fo, 0, "a stable disc of the opponent was flipped");
+            }
+        }
+        assert!(checked > 1000, "the positions had stable discs to check ({checked})");
+    }
+
+    #[test]
+    fn stability_of_known_shapes() {
+        // Black a1, b1, c1 and b2 against White d1: the corner run is stable; b2 is not,
+        // because a2 and c2 are empty (a disc there can bracket it along the second row).
+        let black = 0b111 | (1 << 9);
+        let white = 1 << 3;
+        assert_eq!(stable(black, black | white), 0b111);
+        // With a2 and c2 Black too, b2 leans on stable neighbours on every axis; c2 does
+        // not (d1 is White and b3 empty on its h1-a8 diagonal).
+        let black = black | (1 << 8) | (1 << 10);
+        assert_eq!(stable(black, black | white), black & !(1 << 10));
+        assert_eq!(stable(white, black | white), 0);
+        // A full first row: every disc on it is stable, whoever owns it.
+        let row_black = 0b1010_1010;
+        let row_white = 0b0101_0101;
+        assert_eq!(stable(row_black, 0xff), row_black);
+        assert_eq!(stable(row_white, 0xff), row_white);
+        // A full board: everything is stable.
+        assert_eq!(stable(0x00ff_00ff_00ff_00ff, u64::MAX), 0x00ff_00ff_00ff_00ff);
+        // An interior disc with empty surroundings is not.
+        assert_eq!(stable(1 << 27, (1 << 27) | (1 << 28)), 0);
+    }
+
+    #[test]
+    fn full_lines_of_a_filled_row_column_and_diagonal() {
+        let diagonal = 0x8040_2010_0804_0201u64;
+        let [rows, cols, up, down] = full_lines(RANK_1 | FILE_A | diagonal);
+        assert_eq!(rows, RANK_1);
+        assert_eq!(cols, FILE_A);
+        assert_eq!(up & diagonal, diagonal);
+        // h1-a8 diagonals: a1 and h8 alone, b1-a2, and c1-b2-a3.
+        assert_eq!(down, 0b111 | (1 << 8) | (1 << 9) | (1 << 16) | (1 << 63));
+    }
+
+    #[test]
+    fn view_hash_tells_views_apart() {
+        let mut seen = std::collections::HashSet::new();
+        for sq in 0..64 {
+            assert!(seen.insert(hash(1 << sq, 0)));
+            assert!(seen.insert(hash(0, 1 << sq)));
+        }
+        assert_ne!(hash(1, 2), hash(2, 1));
     }
 }

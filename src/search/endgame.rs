@@ -19,10 +19,22 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::ordering::{self, SQUARE_ORDER};
 use super::tt::{Bound, TranspositionTable, SOLVED_DEPTH};
-use crate::board::{bits, Board, Move};
+use crate::board::{bits, Board, Move, Square};
 
 /// At or below this many empties the solver switches to the bitboard leaf search.
 pub const LEAF_EMPTIES: u32 = 6;
+
+/// At or below this many empties (and above [`LEAF_EMPTIES`]) the solver searches on the
+/// bitboard view with its own hash instead of the board's make/undo: the move ordering there
+/// needs no evaluation (see [`ordering::EVAL_ORDER_EMPTIES`]), so nothing needs the board's
+/// pattern indices, and skipping the mailbox, flip stack and index updates is faster.
+const VIEW_MAX_EMPTIES: u32 = ordering::EVAL_ORDER_EMPTIES - 1;
+
+/// Ordering-key units added to a move into a quadrant with an even number of empties.
+const PARITY_KEY: i32 = 8;
+
+/// `Square` index meaning "no square" in the view search's move hints.
+const NO_SQUARE: u8 = 64;
 
 /// Nodes with at least this many empties use the transposition table.
 const TT_MIN_EMPTIES: u32 = 10;
@@ -301,24 +313,25 @@ impl EndgameSolver {
     /// Negamax value at an upper node (see the module doc).
     fn node(&mut self, board: &mut Board, mut alpha: i32, mut beta: i32, stop: &AtomicBool) -> i32 {
         let empties = board.empties();
-        if empties <= LEAF_EMPTIES {
-            return self.leaf_entry(board, alpha, beta);
+        if empties <= VIEW_MAX_EMPTIES {
+            return self.view_node(
+                board.player_discs(),
+                board.opponent_discs(),
+                alpha,
+                beta,
+                stop,
+            );
         }
         self.nodes += 1;
         if self.poll(stop) {
             return 0;
         }
-        // Stability: the opponent's stable discs can never be taken.
-        let stable = crate::eval::edge_stable(
-            board.opponent_discs(),
-            board.player_discs() | board.opponent_discs(),
-        )
-        .count_ones() as i32;
-        let upper = 64 - 2 * stable;
-        if upper <= alpha {
-            return upper;
+        if let Some(upper) = stability_bound(board.player_discs(), board.opponent_discs(), alpha) {
+            if upper <= alpha {
+                return upper;
+            }
+            beta = beta.min(upper);
         }
-        beta = beta.min(upper.max(alpha + 1));
 
         let hash = board.hash();
         let mut hint = None;
@@ -416,10 +429,145 @@ impl EndgameSolver {
         best
     }
 
+    /// Negamax value of the bitboard view `(p, o)` (side to move first) with at most
+    /// [`VIEW_MAX_EMPTIES`] empties: the same node as [`EndgameSolver::node`] without the
+    /// board's make/undo, hashed by [`bits::hash`].
+    fn view_node(&mut self, p: u64, o: u64, mut alpha: i32, mut beta: i32, stop: &AtomicBool) -> i32 {
+        let empties = (!(p | o)).count_ones();
+        if empties <= LEAF_EMPTIES {
+            return self.leaf_entry(p, o, alpha, beta);
+        }
+        self.nodes += 1;
+        if self.poll(stop) {
+            return 0;
+        }
+        if let Some(upper) = stability_bound(p, o, alpha) {
+            if upper <= alpha {
+                return upper;
+            }
+            beta = beta.min(upper);
+        }
+
+        let hash = bits::hash(p, o);
+        let mut hint = NO_SQUARE;
+        if empties >= TT_MIN_EMPTIES {
+            if let Some(entry) = self.tt.probe(hash) {
+                hint = entry.best_move().map_or(NO_SQUARE, |sq| sq.index() as u8);
+                if entry.depth == SOLVED_DEPTH {
+                    let score = entry.score as i32;
+                    match entry.bound() {
+                        Bound::Exact => return score,
+                        Bound::Lower if score >= beta => return score,
+                        Bound::Upper if score <= alpha => return score,
+                        Bound::Lower => alpha = alpha.max(score),
+                        Bound::Upper => beta = beta.min(score),
+                    }
+                    if alpha >= beta {
+                        return score;
+                    }
+                }
+            }
+        }
+
+        let moves = bits::mobility(p, o);
+        if moves == 0 {
+            if bits::mobility(o, p) == 0 {
+                return final_diff(p, o, empties as i32);
+            }
+            return -self.view_node(o, p, -beta, -alpha, stop);
+        }
+
+        // The moves with their flips, fastest-first (see `ordering::reply_key`).
+        let mut list = [(0u8, 0u64, 0i32); 32];
+        let mut n = 0;
+        let empty = !(p | o);
+        let mut even = 0u64;
+        for quadrant in QUADRANTS {
+            if (empty & quadrant).count_ones() % 2 == 0 {
+                even |= quadrant;
+            }
+        }
+        for square in bits::squares(moves) {
+            let flipped = bits::flips(p, o, square.index());
+            let key = if square.index() as u8 == hint {
+                i32::MIN
+            } else {
+                ordering::reply_key(p, o, square, flipped)
+                    + if even & square.bit() != 0 { PARITY_KEY } else { 0 }
+            };
+            list[n] = (square.index() as u8, flipped, key);
+            n += 1;
+        }
+        for i in 1..n {
+            let item = list[i];
+            let mut j = i;
+            while j > 0 && list[j - 1].2 > item.2 {
+                list[j] = list[j - 1];
+                j -= 1;
+            }
+            list[j] = item;
+        }
+
+        if empties >= ETC_MIN_EMPTIES {
+            for &(sq, flipped, _) in &list[..n] {
+                let child = bits::hash(o & !flipped, p | flipped | (1 << sq));
+                if let Some(entry) = self.tt.probe(child) {
+                    let value = -(entry.score as i32);
+                    if entry.depth == SOLVED_DEPTH
+                        && matches!(entry.bound(), Bound::Upper | Bound::Exact)
+                        && value >= beta
+                    {
+                        return value;
+                    }
+                }
+            }
+        }
+
+        let original_alpha = alpha;
+        let mut best = -65;
+        let mut best_square = NO_SQUARE;
+        for (i, &(sq, flipped, _)) in list[..n].iter().enumerate() {
+            let (cp, co) = (o & !flipped, p | flipped | (1 << sq));
+            let value = if i == 0 {
+                -self.view_node(cp, co, -beta, -alpha, stop)
+            } else {
+                let probe = -self.view_node(cp, co, -alpha - 1, -alpha, stop);
+                if probe > alpha && probe < beta {
+                    -self.view_node(cp, co, -beta, -probe, stop)
+                } else {
+                    probe
+                }
+            };
+            if self.stopped {
+                return 0;
+            }
+            if value > best {
+                best = value;
+                best_square = sq;
+                if value > alpha {
+                    alpha = value;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if empties >= TT_MIN_EMPTIES {
+            let bound = if best <= original_alpha {
+                Bound::Upper
+            } else if best >= beta {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
+            self.tt
+                .store(hash, SOLVED_DEPTH, bound, best, Square::new(best_square as usize));
+        }
+        best
+    }
+
     /// Enters the leaf search: the bitboard view and the parity-ordered empty list.
-    fn leaf_entry(&mut self, board: &Board, alpha: i32, beta: i32) -> i32 {
-        let p = board.player_discs();
-        let o = board.opponent_discs();
+    fn leaf_entry(&mut self, p: u64, o: u64, alpha: i32, beta: i32) -> i32 {
         let empty = !(p | o);
         let mut list = [0u8; LEAF_EMPTIES as usize];
         let mut n = 0;
@@ -439,10 +587,16 @@ impl EndgameSolver {
             }
             list[start..n].sort_by_key(|&sq| SQUARE_ORDER[sq as usize]);
         }
-        self.leaf(p, o, alpha, beta, &mut list, n, false)
+        // The list packed one square a byte, first square in the low byte.
+        let packed = list[..n]
+            .iter()
+            .rev()
+            .fold(0u64, |acc, &sq| (acc << 8) | sq as u64);
+        self.leaf(p, o, alpha, beta, packed, n, false)
     }
 
-    /// Negamax on the bitboard view with `n` empty squares in `list`.
+    /// Negamax on the bitboard view with the `n` empty squares packed in `list`, one a byte,
+    /// in search order from the low byte.
     #[allow(clippy::too_many_arguments)]
     fn leaf(
         &mut self,
@@ -450,30 +604,32 @@ impl EndgameSolver {
         o: u64,
         mut alpha: i32,
         beta: i32,
-        list: &mut [u8; LEAF_EMPTIES as usize],
+        list: u64,
         n: usize,
         passed: bool,
     ) -> i32 {
         if n == 1 {
-            return self.last_square(p, o, list[0] as usize);
+            return self.last_square(p, o, list as usize & 0xff);
         }
         self.nodes += 1;
         let mut best = -65;
+        let mut rest = list;
         for i in 0..n {
-            let sq = list[i] as usize;
+            let sq = rest as usize & 0xff;
+            rest >>= 8;
             let flipped = bits::flips(p, o, sq);
             if flipped == 0 {
                 continue;
             }
-            // Remove the square for the child, keeping the others' order.
-            let mut child = *list;
-            child.copy_within(i + 1..n, i);
+            // The list without byte i, the others in order.
+            let low = (1u64 << (8 * i)) - 1;
+            let child = (list & low) | ((list >> 8) & !low);
             let value = -self.leaf(
                 o & !flipped,
                 p | flipped | (1 << sq),
                 -beta,
                 -alpha,
-                &mut child,
+                child,
                 n - 1,
                 false,
             );
@@ -512,6 +668,17 @@ impl EndgameSolver {
         }
         final_diff(p, o, 1)
     }
+}
+
+/// An upper bound on the value for the side to move owning `p`: the opponent's stable discs
+/// ([`bits::stable`]) can never be taken. `None` when the bound could not reach `alpha` (the
+/// opponent has too few discs), which skips the computation where it cannot cut.
+#[inline]
+fn stability_bound(p: u64, o: u64, alpha: i32) -> Option<i32> {
+    if 64 - 2 * (o.count_ones() as i32) > alpha {
+        return None;
+    }
+    Some(64 - 2 * bits::stable(o, p | o).count_ones() as i32)
 }
 
 /// Final score for `p` against `o` with `empties` squares left, empties to the winner.

@@ -88,7 +88,7 @@ fn shallow_value(board: &mut Board, depth: u32) -> i32 {
 }
 
 /// Nodes with at least this many empties add the evaluation to the solver's move order.
-const EVAL_ORDER_EMPTIES: u32 = 14;
+pub(crate) const EVAL_ORDER_EMPTIES: u32 = 14;
 
 /// Evaluation units per ordering-key unit (16 key units = one reply).
 const EVAL_SCALE: i32 = 16;
@@ -115,7 +115,7 @@ pub(crate) fn fastest_first(board: &Board, hint: Option<Square>) -> MoveBuffer {
 /// The fastest-first key of a move (lower is tried first): the opponent's replies after it,
 /// corner replies counted twice, 16 units each, plus the square's static rank.
 #[inline]
-fn reply_key(p: u64, o: u64, square: Square, flipped: u64) -> i32 {
+pub(crate) fn reply_key(p: u64, o: u64, square: Square, flipped: u64) -> i32 {
     let np = p | flipped | square.bit();
     let no = o & !flipped;
     let replies = bits::mobility(no, np);
