@@ -50,18 +50,16 @@ const RAYS: [[u64; 64]; 8] = {
 /// closes; callers must not pass an occupied square).
 #[inline]
 pub fn flips(p: u64, o: u64, sq: usize) -> u64 {
+    // Branch-free: a misjudged branch costs more than computing every direction.
     let mut flipped = 0u64;
     // Increasing directions: the first non-opponent square is the lowest set bit.
     let mut d = 0;
     while d < 8 {
         let ray = RAYS[d][sq];
         let stop = ray & !o;
-        if stop != 0 {
-            let first = stop & stop.wrapping_neg();
-            if first & p != 0 {
-                flipped |= ray & (first - 1);
-            }
-        }
+        let first = stop & stop.wrapping_neg();
+        let closed = ((first & p) != 0) as u64;
+        flipped |= ray & first.wrapping_sub(1) & closed.wrapping_neg();
         d += 2;
     }
     // Decreasing directions: the first non-opponent square is the highest set bit.
@@ -69,12 +67,9 @@ pub fn flips(p: u64, o: u64, sq: usize) -> u64 {
     while d < 8 {
         let ray = RAYS[d][sq];
         let stop = ray & !o;
-        if stop != 0 {
-            let first_index = 63 - stop.leading_zeros();
-            if (p >> first_index) & 1 != 0 {
-                flipped |= ray & (u64::MAX << first_index << 1);
-            }
-        }
+        let first = ((1u128 << 63) >> stop.leading_zeros()) as u64;
+        let closed = ((first & p) != 0) as u64;
+        flipped |= ray & !(first << 1).wrapping_sub(1) & closed.wrapping_neg();
         d += 2;
     }
     flipped
@@ -122,7 +117,8 @@ pub fn squares(mut bits: u64) -> impl Iterator<Item = super::Square> {
 /// and the high bits as a check). Equal views give equal hashes on every build.
 #[inline]
 pub fn hash(p: u64, o: u64) -> u64 {
-    let mut h = p.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ o.wrapping_mul(0xc2b2_ae3d_27d4_eb4f).rotate_left(29);
+    let mut h = p.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        ^ o.wrapping_mul(0xc2b2_ae3d_27d4_eb4f).rotate_left(29);
     h ^= h >> 32;
     h = h.wrapping_mul(0xd6e8_feb8_6659_fd93);
     h ^ (h >> 29)
@@ -279,7 +275,10 @@ mod tests {
                 assert_eq!(so & !fo, 0, "a stable disc of the opponent was flipped");
             }
         }
-        assert!(checked > 1000, "the positions had stable discs to check ({checked})");
+        assert!(
+            checked > 1000,
+            "the positions had stable discs to check ({checked})"
+        );
     }
 
     #[test]
@@ -300,7 +299,10 @@ mod tests {
         assert_eq!(stable(row_black, 0xff), row_black);
         assert_eq!(stable(row_white, 0xff), row_white);
         // A full board: everything is stable.
-        assert_eq!(stable(0x00ff_00ff_00ff_00ff, u64::MAX), 0x00ff_00ff_00ff_00ff);
+        assert_eq!(
+            stable(0x00ff_00ff_00ff_00ff, u64::MAX),
+            0x00ff_00ff_00ff_00ff
+        );
         // An interior disc with empty surroundings is not.
         assert_eq!(stable(1 << 27, (1 << 27) | (1 << 28)), 0);
     }

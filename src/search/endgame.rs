@@ -22,7 +22,7 @@ use super::tt::{Bound, TranspositionTable, SOLVED_DEPTH};
 use crate::board::{bits, Board, Move, Square};
 
 /// At or below this many empties the solver switches to the bitboard leaf search.
-pub const LEAF_EMPTIES: u32 = 6;
+pub const LEAF_EMPTIES: u32 = 5;
 
 /// At or below this many empties (and above [`LEAF_EMPTIES`]) the solver searches on the
 /// bitboard view with its own hash instead of the board's make/undo: the move ordering there
@@ -37,10 +37,10 @@ const PARITY_KEY: i32 = 8;
 const NO_SQUARE: u8 = 64;
 
 /// Nodes with at least this many empties use the transposition table.
-const TT_MIN_EMPTIES: u32 = 10;
+const TT_MIN_EMPTIES: u32 = 8;
 
 /// Nodes with at least this many empties try an enhanced transposition cutoff.
-const ETC_MIN_EMPTIES: u32 = 12;
+const ETC_MIN_EMPTIES: u32 = 10;
 
 /// Nodes between two looks at the stop flag.
 const POLL_INTERVAL: u64 = 4096;
@@ -432,7 +432,14 @@ impl EndgameSolver {
     /// Negamax value of the bitboard view `(p, o)` (side to move first) with at most
     /// [`VIEW_MAX_EMPTIES`] empties: the same node as [`EndgameSolver::node`] without the
     /// board's make/undo, hashed by [`bits::hash`].
-    fn view_node(&mut self, p: u64, o: u64, mut alpha: i32, mut beta: i32, stop: &AtomicBool) -> i32 {
+    fn view_node(
+        &mut self,
+        p: u64,
+        o: u64,
+        mut alpha: i32,
+        mut beta: i32,
+        stop: &AtomicBool,
+    ) -> i32 {
         let empties = (!(p | o)).count_ones();
         if empties <= LEAF_EMPTIES {
             return self.leaf_entry(p, o, alpha, beta);
@@ -448,7 +455,11 @@ impl EndgameSolver {
             beta = beta.min(upper);
         }
 
-        let hash = bits::hash(p, o);
+        let hash = if empties >= TT_MIN_EMPTIES {
+            bits::hash(p, o)
+        } else {
+            0
+        };
         let mut hint = NO_SQUARE;
         if empties >= TT_MIN_EMPTIES {
             if let Some(entry) = self.tt.probe(hash) {
@@ -478,7 +489,8 @@ impl EndgameSolver {
         }
 
         // The moves with their flips, fastest-first (see `ordering::reply_key`).
-        let mut list = [(0u8, 0u64, 0i32); 32];
+        // A node with k empties has at most k moves.
+        let mut list = [(0u8, 0u64, 0i32); VIEW_MAX_EMPTIES as usize];
         let mut n = 0;
         let empty = !(p | o);
         let mut even = 0u64;
@@ -493,7 +505,11 @@ impl EndgameSolver {
                 i32::MIN
             } else {
                 ordering::reply_key(p, o, square, flipped)
-                    + if even & square.bit() != 0 { PARITY_KEY } else { 0 }
+                    + if even & square.bit() != 0 {
+                        PARITY_KEY
+                    } else {
+                        0
+                    }
             };
             list[n] = (square.index() as u8, flipped, key);
             n += 1;
@@ -560,8 +576,13 @@ impl EndgameSolver {
             } else {
                 Bound::Exact
             };
-            self.tt
-                .store(hash, SOLVED_DEPTH, bound, best, Square::new(best_square as usize));
+            self.tt.store(
+                hash,
+                SOLVED_DEPTH,
+                bound,
+                best,
+                Square::new(best_square as usize),
+            );
         }
         best
     }
