@@ -4,9 +4,9 @@
 //! finished game going to the winner ([`Board::final_score`]). Win/loss/draw mode is the same
 //! search with the null window around 0.
 //!
-//! * **Board nodes** (at least [`ordering::EVAL_ORDER_EMPTIES`] empties) work on the [`Board`]
+//! * **Board nodes** (at least `ordering::EVAL_ORDER_EMPTIES` empties) work on the [`Board`]
 //!   with make/undo and its incremental hash and pattern indices, because their move order
-//!   uses the evaluation of each child (see [`ordering::solver_order`]).
+//!   uses the evaluation of each child (see `ordering::solver_order`).
 //! * **View nodes** (down to [`LEAF_EMPTIES`] + 1 empties) search the transient bitboard view
 //!   `(p, o)`, hashed by [`bits::hash`], with no make/undo: fastest-first order (fewest
 //!   opponent replies, corners first among equals, a quadrant with an even number of empties
@@ -38,7 +38,7 @@ pub const LEAF_EMPTIES: u32 = 5;
 
 /// At or below this many empties (and above [`LEAF_EMPTIES`]) the solver searches on the
 /// bitboard view with its own hash instead of the board's make/undo: the move ordering there
-/// needs no evaluation (see [`ordering::EVAL_ORDER_EMPTIES`]), so nothing needs the board's
+/// needs no evaluation (see `ordering::EVAL_ORDER_EMPTIES`), so nothing needs the board's
 /// pattern indices, and skipping the mailbox, flip stack and index updates is faster.
 const VIEW_MAX_EMPTIES: u32 = ordering::EVAL_ORDER_EMPTIES - 1;
 
