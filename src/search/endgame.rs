@@ -10,8 +10,8 @@
 //! * **View nodes** (down to [`LEAF_EMPTIES`] + 1 empties) search the transient bitboard view
 //!   `(p, o)`, hashed by [`bits::hash`], with no make/undo: fastest-first order (fewest
 //!   opponent replies, corners first among equals, a quadrant with an even number of empties
-//!   breaking ties), the table from [`TT_MIN_EMPTIES`], an enhanced transposition cutoff from
-//!   [`ETC_MIN_EMPTIES`]. Both kinds of node cut on the opponent's stable discs
+//!   breaking ties), the table from `TT_MIN_EMPTIES` (8), an enhanced transposition cutoff from
+//!   `ETC_MIN_EMPTIES` (10). Both kinds of node cut on the opponent's stable discs
 //!   ([`bits::stable`]) when that bound can reach alpha.
 //! * **Leaf nodes** keep a short list of the empty squares, ordered by parity: squares in
 //!   quadrants with an odd number of empties first (the last move of a region is worth
