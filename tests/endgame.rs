@@ -137,9 +137,8 @@ fn ffo_1_to_19_are_solved_exactly() {
     check_ffo("fforum-1-19.obf");
 }
 
-/// About a minute in release; run with `cargo test --release -- --ignored`.
+/// About 10 s in release on this 2-core machine (135 M nodes).
 #[test]
-#[ignore]
 fn ffo_20_to_39_are_solved_exactly() {
     check_ffo("fforum-20-39.obf");
 }
