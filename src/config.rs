@@ -34,6 +34,8 @@ pub struct Config {
     pub hash_mb: usize,
     /// The evaluation.
     pub eval: crate::eval::EvalChoice,
+    /// Multi-ProbCut confidence factor; `None` searches without selective cuts.
+    pub selectivity: Option<f32>,
     /// Search threads (accepted for compatibility; the search is single-threaded for now).
     pub threads: usize,
     /// `--help` was given.
@@ -50,6 +52,7 @@ impl Default for Config {
             move_time: None,
             hash_mb: DEFAULT_HASH_MB,
             eval: crate::eval::EvalChoice::Shipped,
+            selectivity: Some(crate::search::probcut::DEFAULT_CONFIDENCE),
             threads: 1,
             help: false,
             version: false,
@@ -154,6 +157,19 @@ pub const OPTIONS: &[OptionSpec] = &[
                 "v1" => crate::eval::EvalChoice::V1,
                 _ => bail!("unknown evaluation {v:?} (patterns or v1)"),
             };
+            Ok(())
+        },
+    },
+    OptionSpec {
+        names: &["--probcut"],
+        value: Some("T"),
+        help: "Multi-ProbCut confidence factor in the midgame (default 1.5; larger is safer, 0 turns it off)",
+        apply: |c, v| {
+            let t: f32 = number(v, "the ProbCut confidence")?;
+            if !(0.0..=10.0).contains(&t) {
+                bail!("the ProbCut confidence must be between 0 (off) and 10");
+            }
+            c.selectivity = (t > 0.0).then_some(t);
             Ok(())
         },
     },

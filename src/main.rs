@@ -46,6 +46,12 @@ const SUBCOMMANDS: &[Subcommand] = &[
         help: "fit the pattern evaluation to game collections; write weights and report errors",
         run: tsuru::tools::train::run,
     },
+    Subcommand {
+        name: "probcut",
+        usage: tsuru::tools::probcut::USAGE,
+        help: "measure the Multi-ProbCut statistics of the evaluation (shallow vs deep values)",
+        run: tsuru::tools::probcut::run,
+    },
 ];
 
 fn main() {

@@ -19,6 +19,7 @@
 mod alphabeta;
 pub mod endgame;
 pub mod ordering;
+pub mod probcut;
 pub mod time;
 pub mod tt;
 
@@ -165,6 +166,8 @@ pub struct Search {
     solver: EndgameSolver,
     eval: Box<dyn Evaluation>,
     use_table: bool,
+    probcut: &'static probcut::ProbCutTable,
+    selectivity: Option<f32>,
     // Per-search state.
     nodes: u64,
     next_poll: u64,
@@ -187,6 +190,8 @@ impl Search {
             solver: EndgameSolver::new(hash_mb - hash_mb / 2),
             eval: Box::new(crate::eval::shipped().clone()),
             use_table: true,
+            probcut: probcut::ProbCutTable::shipped(),
+            selectivity: Some(probcut::DEFAULT_CONFIDENCE),
             nodes: 0,
             next_poll: POLL_INTERVAL,
             node_limit: u64::MAX,
@@ -212,6 +217,14 @@ impl Search {
     /// Turns the midgame transposition table on or off (for tests and measurements).
     pub fn set_table_enabled(&mut self, enabled: bool) {
         self.use_table = enabled;
+    }
+
+    /// Sets the Multi-ProbCut confidence factor ([`probcut`]): `None` searches every move to
+    /// full depth (every midgame score is then the exact minimax value at its depth); the
+    /// default is [`probcut::DEFAULT_CONFIDENCE`]. Searches whose depth covers the empties
+    /// never cut selectively.
+    pub fn set_selectivity(&mut self, confidence: Option<f32>) {
+        self.selectivity = confidence.filter(|t| t.is_finite() && *t > 0.0);
     }
 
     /// Replaces the evaluation.

@@ -33,6 +33,7 @@ impl Session {
     /// A session at the start position with the command line's settings.
     pub fn new(config: &Config) -> Session {
         let mut search = Search::new(config.hash_mb);
+        search.set_selectivity(config.selectivity);
         // The option parser already loaded the file once, so this only fails if it changed.
         match config.eval.build() {
             Ok(eval) => search.set_evaluation(eval),

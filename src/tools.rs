@@ -1,7 +1,9 @@
-//! Command-line tools beside the engine: `solve` (endgame test suites), `bench`, and `match`
-//! (engine-versus-engine games) and `train` (fitting the pattern evaluation).
+//! Command-line tools beside the engine: `solve` (endgame test suites), `bench`, `match`
+//! (engine-versus-engine games), `train` (fitting the pattern evaluation) and `probcut`
+//! (measuring the selective search's statistics).
 
 pub mod bench;
 pub mod match_cli;
+pub mod probcut;
 pub mod solve;
 pub mod train;

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::ordering;
+use super::probcut::Cut;
 use super::tt::Bound;
 use super::{Search, MAX_PLY, POLL_INTERVAL};
 use crate::board::{Board, Move};
@@ -231,6 +232,19 @@ impl Search {
             }
         }
 
+        if let Some(confidence) = self.selectivity {
+            // Only null-window nodes: the principal variation is searched in full.
+            if beta - alpha == 1 && ply > 0 && depth < empties {
+                if let Some(cut) = self.probcut.get(empties, depth) {
+                    if let Some(value) =
+                        self.probcut(board, cut, confidence, alpha, beta, ply, stop)
+                    {
+                        return value;
+                    }
+                }
+            }
+        }
+
         let original_alpha = alpha;
         let mut best = -INF;
         let mut best_square = None;
@@ -274,6 +288,48 @@ impl Search {
             self.tt.store(hash, depth as u8, bound, best, best_square);
         }
         best
+    }
+
+    /// Multi-ProbCut at a null-window node: `Some(beta)` when a shallow search predicts the
+    /// deep value at or above beta with the given confidence, `Some(alpha)` when below alpha,
+    /// `None` when the deep search is needed (see [`super::probcut`]).
+    #[allow(clippy::too_many_arguments)]
+    fn probcut(
+        &mut self,
+        board: &mut Board,
+        cut: Cut,
+        confidence: f32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        stop: &AtomicBool,
+    ) -> Option<i32> {
+        let margin = confidence * cut.sigma;
+        // The shallow value that predicts `deep >= beta`, and the one predicting
+        // `deep <= alpha`, clamped into the score range.
+        let high = ((beta as f32 + margin - cut.intercept) / cut.slope).ceil();
+        let high = high.clamp((-INF + 1) as f32, INF as f32) as i32;
+        if high < INF {
+            let value = self.alphabeta(board, cut.shallow, high - 1, high, ply, stop);
+            if self.stopped {
+                return Some(0);
+            }
+            if value >= high {
+                return Some(beta);
+            }
+        }
+        let low = ((alpha as f32 - margin - cut.intercept) / cut.slope).floor();
+        let low = low.clamp(-INF as f32, (INF - 1) as f32) as i32;
+        if low > -INF {
+            let value = self.alphabeta(board, cut.shallow, low, low + 1, ply, stop);
+            if self.stopped {
+                return Some(0);
+            }
+            if value <= low {
+                return Some(alpha);
+            }
+        }
+        None
     }
 
     /// The exact value of a node (in score units) from the endgame solver.

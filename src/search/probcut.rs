@@ -1,0 +1,224 @@
+//! Multi-ProbCut: a shallow search predicts a deep one, so a node whose shallow value is far
+//! enough outside the window is cut without the deep search.
+//!
+//! For a depth `d` the search first looks `shallow_depth(d)` plies deep. Over many positions
+//! the two values are related by `deep = slope * shallow + intercept + error`, with the error
+//! roughly normal with deviation `sigma`; the statistics are measured per game stage and depth
+//! by `tsuru probcut` and shipped in `src/eval/probcut.txt`. With a confidence factor `t`, a
+//! null-window node at `beta` is cut high when the shallow search proves
+//! `shallow >= (beta + t * sigma - intercept) / slope`, and cut low symmetrically at alpha.
+//! `t = 1.5` leaves about one cut in fifteen wrong.
+//!
+//! # Statistics file
+//!
+//! Text, one record a line, `#` starting a comment:
+//!
+//! ```text
+//! stages 15
+//! # stage depth shallow slope intercept sigma samples   (intercept and sigma in discs)
+//! 3 4 2 0.981 0.120 2.310 2000
+//! ```
+
+use anyhow::{bail, ensure, Context, Result};
+
+use crate::eval::pattern::stage_of;
+use crate::score::UNITS_PER_DISC;
+
+/// The shipped statistics, measured by `tsuru probcut` with the shipped evaluation.
+pub const SHIPPED: &str = include_str!("../eval/probcut.txt");
+
+/// Smallest depth a cut is tried at.
+pub const MIN_DEPTH: u32 = 3;
+
+/// Largest depth with its own statistics; deeper searches use this depth's, which is
+/// cautious: the error of a prediction grows with the gap between the two depths.
+pub const MAX_DEPTH: u32 = 10;
+
+/// The confidence factor the engine plays with.
+pub const DEFAULT_CONFIDENCE: f32 = 1.5;
+
+/// The depth of the shallow search that predicts a search of `depth` plies: about a
+/// quarter of it, with the same parity (odd and even depths differ in who moves last).
+pub fn shallow_depth(depth: u32) -> u32 {
+    (2 * (depth / 4) + depth % 2).max(1)
+}
+
+/// One depth's prediction in one stage, in score units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cut {
+    /// Depth of the predicting search.
+    pub shallow: u32,
+    /// `deep ~ slope * shallow + intercept`.
+    pub slope: f32,
+    /// In score units.
+    pub intercept: f32,
+    /// Deviation of the prediction error, in score units.
+    pub sigma: f32,
+}
+
+/// Statistics for every stage and depth from [`MIN_DEPTH`] to [`MAX_DEPTH`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbCutTable {
+    stages: usize,
+    cuts: Vec<Option<Cut>>,
+}
+
+impl ProbCutTable {
+    /// The shipped table.
+    pub fn shipped() -> &'static ProbCutTable {
+        static TABLE: std::sync::OnceLock<ProbCutTable> = std::sync::OnceLock::new();
+        TABLE.get_or_init(|| {
+            ProbCutTable::parse(SHIPPED).expect("the shipped ProbCut statistics parse")
+        })
+    }
+
+    /// A table with no statistics (no cut is ever tried).
+    pub fn empty(stages: usize) -> ProbCutTable {
+        ProbCutTable {
+            stages: stages.max(1),
+            cuts: vec![None; stages.max(1) * (MAX_DEPTH as usize + 1)],
+        }
+    }
+
+    /// Number of stages.
+    pub fn stages(&self) -> usize {
+        self.stages
+    }
+
+    /// The prediction for a search of `depth` plies from a position with `empties` empties,
+    /// if one was measured (depths above [`MAX_DEPTH`] use [`MAX_DEPTH`]'s).
+    #[inline]
+    pub fn get(&self, empties: u32, depth: u32) -> Option<Cut> {
+        if depth < MIN_DEPTH {
+            return None;
+        }
+        let stage = stage_of(empties, self.stages);
+        let measured = depth.min(MAX_DEPTH) as usize;
+        let mut cut = self.cuts[stage * (MAX_DEPTH as usize + 1) + measured]?;
+        // Beyond the measured depths the predicting search keeps its rule (a quarter of the
+        // depth), so the gap between the two grows slowly and the deepest measured
+        // statistics stay a fair guess.
+        cut.shallow = shallow_depth(depth);
+        Some(cut)
+    }
+
+    /// Sets a stage's statistics for a depth (values in discs).
+    pub fn set(&mut self, stage: usize, depth: u32, slope: f64, intercept: f64, sigma: f64) {
+        let index = stage * (MAX_DEPTH as usize + 1) + depth as usize;
+        self.cuts[index] = Some(Cut {
+            shallow: shallow_depth(depth),
+            slope: slope as f32,
+            intercept: (intercept * UNITS_PER_DISC as f64) as f32,
+            sigma: (sigma * UNITS_PER_DISC as f64) as f32,
+        });
+    }
+
+    /// Reads the statistics file format (see the module doc).
+    pub fn parse(text: &str) -> Result<ProbCutTable> {
+        let mut table: Option<ProbCutTable> = None;
+        for (number, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let context = || format!("probcut statistics line {}", number + 1);
+            let words: Vec<&str> = line.split_whitespace().collect();
+            if words[0] == "stages" {
+                ensure!(table.is_none(), "{}: stages given twice", context());
+                ensure!(words.len() == 2, "{}: expected `stages N`", context());
+                let stages: usize = words[1].parse().with_context(context)?;
+                ensure!((1..=60).contains(&stages), "{}: 1 to 60 stages", context());
+                table = Some(ProbCutTable::empty(stages));
+                continue;
+            }
+            let Some(table) = table.as_mut() else {
+                bail!("{}: a record before `stages N`", context());
+            };
+            ensure!(words.len() == 7, "{}: expected 7 fields", context());
+            let stage: usize = words[0].parse().with_context(context)?;
+            let depth: u32 = words[1].parse().with_context(context)?;
+            let shallow: u32 = words[2].parse().with_context(context)?;
+            let numbers: Vec<f64> = words[3..6]
+                .iter()
+                .map(|w| w.parse::<f64>())
+                .collect::<std::result::Result<_, _>>()
+                .with_context(context)?;
+            ensure!(stage < table.stages, "{}: no stage {stage}", context());
+            ensure!(
+                (MIN_DEPTH..=MAX_DEPTH).contains(&depth),
+                "{}: depth outside {MIN_DEPTH}..={MAX_DEPTH}",
+                context()
+            );
+            ensure!(
+                shallow == shallow_depth(depth),
+                "{}: depth {depth} is predicted from {}, not {shallow}",
+                context(),
+                shallow_depth(depth)
+            );
+            let (slope, intercept, sigma) = (numbers[0], numbers[1], numbers[2]);
+            ensure!(
+                slope > 0.2 && slope < 5.0 && sigma > 0.0 && sigma < 64.0 && intercept.abs() < 64.0,
+                "{}: implausible statistics",
+                context()
+            );
+            table.set(stage, depth, slope, intercept, sigma);
+        }
+        table.context("probcut statistics: no `stages N` line")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shallow_depths_keep_parity_and_shrink() {
+        for depth in MIN_DEPTH..=30 {
+            let shallow = shallow_depth(depth);
+            assert!(shallow >= 1 && shallow < depth, "{depth} -> {shallow}");
+            assert_eq!(shallow % 2, depth % 2, "{depth} -> {shallow}");
+        }
+        assert_eq!(shallow_depth(3), 1);
+        assert_eq!(shallow_depth(8), 4);
+    }
+
+    #[test]
+    fn parse_records_and_reject_bad_ones() {
+        let table = ProbCutTable::parse("stages 15\n# comment\n3 8 4 0.9 -0.5 2.5 100\n").unwrap();
+        assert_eq!(table.stages(), 15);
+        // Stage 3 of 15 covers 48..=45 empties.
+        let cut = table.get(46, 8).unwrap();
+        assert_eq!(cut.shallow, 4);
+        assert!((cut.slope - 0.9).abs() < 1e-6);
+        assert!((cut.intercept + 50.0).abs() < 1e-3);
+        assert!((cut.sigma - 250.0).abs() < 1e-3);
+        assert_eq!(table.get(46, 7), None);
+        assert_eq!(table.get(30, 8), None);
+        for bad in [
+            "3 8 4 0.9 -0.5 2.5 100\n",
+            "stages 15\n3 8 3 0.9 -0.5 2.5 100\n",
+            "stages 15\n3 2 1 0.9 -0.5 2.5 100\n",
+            "stages 15\n15 8 4 0.9 -0.5 2.5 100\n",
+            "stages 15\n3 8 4 0.9 -0.5 -2.5 100\n",
+            "stages 15\n3 8 4 x -0.5 2.5 100\n",
+            "stages 0\n",
+            "",
+        ] {
+            assert!(ProbCutTable::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn shipped_statistics_cover_every_stage_where_midgame_searches_run() {
+        let table = ProbCutTable::shipped();
+        for empties in 20..=56 {
+            for depth in MIN_DEPTH..=MAX_DEPTH {
+                let cut = table.get(empties, depth);
+                assert!(
+                    cut.is_some(),
+                    "no statistics at {empties} empties, depth {depth}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! `tsuru probcut`: measures the Multi-ProbCut statistics of the shipped evaluation.
+//!
+//! ```text
+//! tsuru probcut --wthor ../shared/data/wthor --positions 1500 --out src/eval/probcut.txt
+//! ```
+//!
+//! Positions come from WTHOR games (a fixed, seeded choice of game and move number, spread
+//! evenly over 14 to 58 empties). Each is searched without selectivity to every depth up to
+//! [`MAX_DEPTH`] (less than its empties); for each stage and depth `d` the values at `d` are
+//! regressed on those at `shallow_depth(d)` by least squares, and the deviation of the
+//! residuals is `sigma`. The output is the statistics file of [`crate::search::probcut`].
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use anyhow::{bail, ensure, Context, Result};
+
+use crate::board::Board;
+use crate::eval::pattern::stage_of;
+use crate::rng::Rng;
+use crate::search::probcut::{shallow_depth, ProbCutTable, MAX_DEPTH, MIN_DEPTH};
+use crate::search::{Depth, Search, SearchLimits};
+use crate::training::games::read_wthor_folder;
+
+/// The usage line shown by `--help`.
+pub const USAGE: &str =
+    "probcut [--wthor DIR] [--positions N] [--stages N] [--seed S] [--threads N] [--out FILE]";
+
+/// Fewest pairs a stage and depth needs for its statistics to be written.
+const MIN_SAMPLES: usize = 30;
+
+struct Options {
+    wthor: PathBuf,
+    positions: usize,
+    stages: usize,
+    seed: u64,
+    threads: usize,
+    out: Option<PathBuf>,
+}
+
+/// Runs the tool.
+pub fn run(args: &[String]) -> Result<()> {
+    let options = parse_args(args)?;
+    let started = Instant::now();
+    let (games, _) = read_wthor_folder(&options.wthor)?;
+    ensure!(!games.is_empty(), "no games in {}", options.wthor.display());
+    let positions = choose_positions(&games, options.positions, options.seed);
+    eprintln!(
+        "{} positions from {} games; searching to depth {MAX_DEPTH}...",
+        positions.len(),
+        games.len()
+    );
+
+    // Every position's root value at each depth (index = depth), searched in parallel.
+    let chunk = positions.len().div_ceil(options.threads.max(1)).max(1);
+    let values: Vec<Vec<i32>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = positions
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(depth_values).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a search thread panicked"))
+            .collect()
+    });
+
+    let mut table = ProbCutTable::empty(options.stages);
+    let mut text = format!(
+        "# Multi-ProbCut statistics of the shipped evaluation, written by\n\
+         # tsuru {}\n# from {} WTHOR positions (seed {}).\n\
+         # stage depth shallow slope intercept sigma samples   (intercept and sigma in discs)\n\
+         stages {}\n",
+        std::env::args().skip(1).collect::<Vec<_>>().join(" "),
+        positions.len(),
+        options.seed,
+        options.stages
+    );
+    for stage in 0..options.stages {
+        for depth in MIN_DEPTH..=MAX_DEPTH {
+            let shallow = shallow_depth(depth) as usize;
+            let pairs: Vec<(f64, f64)> = positions
+                .iter()
+                .zip(&values)
+                .filter(|(board, v)| {
+                    stage_of(board.empties(), options.stages) == stage && v.len() > depth as usize
+                })
+                .map(|(_, v)| (v[shallow] as f64 / 100.0, v[depth as usize] as f64 / 100.0))
+                .collect();
+            if pairs.len() < MIN_SAMPLES {
+                continue;
+            }
+            let (slope, intercept, sigma) = regress(&pairs);
+            table.set(stage, depth, slope, intercept, sigma);
+            text.push_str(&format!(
+                "{stage} {depth} {shallow} {slope:.4} {intercept:.4} {sigma:.4} {}\n",
+                pairs.len()
+            ));
+        }
+    }
+    // The file must read back as written.
+    ProbCutTable::parse(&text).context("the statistics just measured do not parse")?;
+    match &options.out {
+        Some(path) => {
+            std::fs::write(path, &text).with_context(|| format!("writing {}", path.display()))?
+        }
+        None => print!("{text}"),
+    }
+    eprintln!("done in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// `count` positions from `games`: for each, a target number of empties spread evenly over
+/// 14..=58, then a seeded game that reaches it.
+fn choose_positions(games: &[crate::training::games::Game], count: usize, seed: u64) -> Vec<Board> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::with_capacity(count);
+    let mut attempts = 0;
+    while out.len() < count && attempts < count * 20 {
+        attempts += 1;
+        let target = 14 + (out.len() as u32 % 45);
+        let game = &games[rng.below(games.len() as u64) as usize];
+        let mut board = Board::start();
+        for &mv in &game.moves {
+            if board.empties() == target {
+                break;
+            }
+            if board.play(mv).is_err() {
+                break;
+            }
+        }
+        if board.empties() == target && board.has_legal_move() {
+            out.push(board.without_history());
+        }
+    }
+    out
+}
+
+/// The root value (score units) at every depth from 0 to `min(MAX_DEPTH, empties - 1)`.
+fn depth_values(board: &Board) -> Vec<i32> {
+    let mut search = Search::new(8);
+    search.set_selectivity(None);
+    let mut values = vec![search.evaluate(board).0];
+    let max = MAX_DEPTH.min(board.empties().saturating_sub(1));
+    let limits = SearchLimits {
+        depth: Some(max),
+        exact_empties: 0,
+        wld_empties: 0,
+        ..SearchLimits::default()
+    };
+    let stop = AtomicBool::new(false);
+    search.iterate(board, &limits, &stop, &mut |info| {
+        if let Depth::Plies(d) = info.depth {
+            if d as usize == values.len() {
+                values.push(info.lines[0].score.0);
+            }
+        }
+    });
+    values
+}
+
+/// Least squares `y = slope * x + intercept`; returns the residuals' deviation too.
+fn regress(pairs: &[(f64, f64)]) -> (f64, f64, f64) {
+    let n = pairs.len() as f64;
+    let mean_x = pairs.iter().map(|p| p.0).sum::<f64>() / n;
+    let mean_y = pairs.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = pairs.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
+    let sxy: f64 = pairs.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum();
+    let slope = if sxx > 0.0 { sxy / sxx } else { 1.0 };
+    let intercept = mean_y - slope * mean_x;
+    let residual: f64 = pairs
+        .iter()
+        .map(|p| (p.1 - slope * p.0 - intercept).powi(2))
+        .sum();
+    let sigma = (residual / (n - 2.0).max(1.0)).sqrt();
+    (slope, intercept, sigma)
+}
+
+fn parse_args(args: &[String]) -> Result<Options> {
+    let mut options = Options {
+        wthor: PathBuf::from("../shared/data/wthor"),
+        positions: 1500,
+        stages: 15,
+        seed: 1,
+        threads: 2,
+        out: None,
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let flag = args[i].as_str();
+        let value = args
+            .get(i + 1)
+            .with_context(|| format!("{flag} needs a value (usage: tsuru {USAGE})"))?;
+        let number = || -> Result<u64> {
+            value
+                .parse::<u64>()
+                .with_context(|| format!("{flag} needs a whole number, not {value:?}"))
+        };
+        match flag {
+            "--wthor" => options.wthor = PathBuf::from(value),
+            "--positions" => options.positions = number()? as usize,
+            "--stages" => options.stages = number()? as usize,
+            "--seed" => options.seed = number()?,
+            "--threads" => options.threads = number()? as usize,
+            "--out" => options.out = Some(PathBuf::from(value)),
+            other => bail!("unexpected argument {other:?} (usage: tsuru {USAGE})"),
+        }
+        i += 2;
+    }
+    ensure!((1..=60).contains(&options.stages), "--stages must be 1..60");
+    ensure!(options.positions > 0, "--positions must be positive");
+    Ok(options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regression_recovers_a_line_and_its_noise() {
+        let mut rng = Rng::new(3);
+        let pairs: Vec<(f64, f64)> = (0..4000)
+            .map(|i| {
+                let x = (i % 41) as f64 - 20.0;
+                // Uniform noise in [-3, 3]: deviation sqrt(3).
+                let noise = rng.below(6001) as f64 / 1000.0 - 3.0;
+                (x, 0.9 * x + 1.5 + noise)
+            })
+            .collect();
+        let (slope, intercept, sigma) = regress(&pairs);
+        assert!((slope - 0.9).abs() < 0.01, "{slope}");
+        assert!((intercept - 1.5).abs() < 0.1, "{intercept}");
+        assert!((sigma - 3f64.sqrt()).abs() < 0.05, "{sigma}");
+    }
+}
