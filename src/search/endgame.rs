@@ -19,10 +19,8 @@
 //!   making it.
 //!
 //! Measured on FFO #40-#45 (`tsuru solve tests/fixtures/fforum-40-59.obf --last 45`): the view
-//! nodes took the time from about 51 s to 35 s at the same node count; the view's cheaper
-//! hash let the table start at 8 empties (10 before) and the transposition cutoff at 10 (12),
-//! and moving the evaluation-ordered board nodes up from 14 to 16 empties saved more time
-//! than the few extra nodes it cost.
+//! nodes took the time from about 51 s to 35 s at the same node count, and the view's cheaper
+//! hash let the table start at 8 empties (10 before) and the transposition cutoff at 10 (12).
 //!
 //! Every search is a principal-variation search: the first move with the full window, the
 //! others with a null window, re-searched when they fail high.

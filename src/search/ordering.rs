@@ -43,9 +43,10 @@ pub(crate) const SQUARE_ORDER: [u8; 64] = {
 };
 
 /// Move order for the exact solver: fastest-first as [`fastest_first`]; at nodes with at
-/// least [`EVAL_ORDER_EMPTIES`] empties the static evaluation of the position after the move
-/// (from the opponent's side: lower first) is added to the key, because near the root a
-/// wrong first move costs a whole subtree.
+/// least [`EVAL_ORDER_EMPTIES`] empties the value of the position after the move (from the
+/// opponent's side: lower first) is added to the key, because near the root a wrong first
+/// move costs a whole subtree: its static evaluation, or a search of one to three plies
+/// the more empties there are.
 pub(crate) fn solver_order(board: &mut Board, hint: Option<Square>) -> MoveBuffer {
     let p = board.player_discs();
     let o = board.opponent_discs();
@@ -56,12 +57,17 @@ pub(crate) fn solver_order(board: &mut Board, hint: Option<Square>) -> MoveBuffe
         let mut key = reply_key(p, o, square, flipped);
         if use_eval {
             board.apply_flips(square, flipped);
-            let depth = if board.empties() >= SHALLOW_SEARCH_EMPTIES {
+            let empties = board.empties();
+            let depth = if empties >= THREE_PLY_EMPTIES {
+                3
+            } else if empties >= TWO_PLY_EMPTIES {
+                2
+            } else if empties >= SHALLOW_SEARCH_EMPTIES {
                 1
             } else {
                 0
             };
-            key += shallow_value(board, depth) / EVAL_SCALE;
+            key += shallow_value(board, depth, -i32::MAX, i32::MAX) / EVAL_SCALE;
             board.undo();
         }
         if Some(square) == hint {
@@ -76,24 +82,40 @@ pub(crate) fn solver_order(board: &mut Board, hint: Option<Square>) -> MoveBuffe
 /// Nodes with at least this many empties (after the move) order by a one-ply search.
 const SHALLOW_SEARCH_EMPTIES: u32 = 15;
 
-/// Negamax value of `board` to `depth` plies with the shipped evaluation (plain, for ordering).
-fn shallow_value(board: &mut Board, depth: u32) -> i32 {
+/// Nodes with at least this many empties (after the move) order by a two-ply search.
+const TWO_PLY_EMPTIES: u32 = 21;
+
+/// Nodes with at least this many empties (after the move) order by a three-ply search.
+const THREE_PLY_EMPTIES: u32 = 23;
+
+/// Negamax value of `board` to `depth` plies with the shipped evaluation, fail-soft within
+/// `(alpha, beta)` (for ordering only).
+fn shallow_value(board: &mut Board, depth: u32, mut alpha: i32, beta: i32) -> i32 {
     let moves = board.legal_moves();
     if depth == 0 || moves == 0 {
         return crate::eval::shipped().evaluate(board).0;
     }
-    let mut best = i32::MIN;
+    let mut best = -i32::MAX;
     for square in bits::squares(moves) {
         let flipped = board.flips(square);
         board.apply_flips(square, flipped);
-        best = best.max(-shallow_value(board, depth - 1));
+        let value = -shallow_value(board, depth - 1, -beta, -alpha);
         board.undo();
+        if value > best {
+            best = value;
+            if value > alpha {
+                alpha = value;
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
     }
     best
 }
 
 /// Nodes with at least this many empties add the evaluation to the solver's move order.
-pub(crate) const EVAL_ORDER_EMPTIES: u32 = 16;
+pub(crate) const EVAL_ORDER_EMPTIES: u32 = 14;
 
 /// Evaluation units per ordering-key unit (16 key units = one reply).
 const EVAL_SCALE: i32 = 16;
