@@ -45,6 +45,26 @@ const RAYS: [[u64; 64]; 8] = {
     rays
 };
 
+/// `NEIGHBOURS[sq]`: the up to eight squares next to `sq`. A move on `sq` can only flip if
+/// one of them holds an opponent disc, a test much cheaper than [`flips`].
+pub const NEIGHBOURS: [u64; 64] = {
+    let mut out = [0u64; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let mut d = 0;
+        while d < 8 {
+            let c = (sq % 8) as i32 + DIRECTIONS[d].0;
+            let r = (sq / 8) as i32 + DIRECTIONS[d].1;
+            if c >= 0 && c < 8 && r >= 0 && r < 8 {
+                out[sq] |= 1u64 << (r * 8 + c);
+            }
+            d += 1;
+        }
+        sq += 1;
+    }
+    out
+};
+
 /// The opponent discs that a disc placed on square `sq` by the side owning `p` would flip.
 /// Zero when the move is illegal (or `sq` is occupied by `o` only in the sense that no line
 /// closes; callers must not pass an occupied square).
@@ -316,6 +336,17 @@ mod tests {
         assert_eq!(up & diagonal, diagonal);
         // h1-a8 diagonals: a1 and h8 alone, b1-a2, and c1-b2-a3.
         assert_eq!(down, 0b111 | (1 << 8) | (1 << 9) | (1 << 16) | (1 << 63));
+    }
+
+    #[test]
+    fn neighbours_count_three_at_corners_five_on_edges_eight_inside() {
+        assert_eq!(NEIGHBOURS[0], (1 << 1) | (1 << 8) | (1 << 9));
+        assert_eq!(NEIGHBOURS[63].count_ones(), 3);
+        assert_eq!(NEIGHBOURS[3].count_ones(), 5);
+        assert_eq!(NEIGHBOURS[27].count_ones(), 8);
+        for sq in 0..64 {
+            assert_eq!(NEIGHBOURS[sq] & (1 << sq), 0);
+        }
     }
 
     #[test]

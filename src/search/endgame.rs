@@ -648,6 +648,9 @@ impl EndgameSolver {
         for i in 0..n {
             let sq = rest as usize & 0xff;
             rest >>= 8;
+            if bits::NEIGHBOURS[sq] & o == 0 {
+                continue;
+            }
             let flipped = bits::flips(p, o, sq);
             if flipped == 0 {
                 continue;
@@ -689,11 +692,20 @@ impl EndgameSolver {
     fn last_square(&mut self, p: u64, o: u64, sq: usize) -> i32 {
         self.nodes += 1;
         let diff = p.count_ones() as i32 - o.count_ones() as i32;
-        let mine = bits::flips(p, o, sq).count_ones() as i32;
+        // A side can only flip on `sq` if a neighbour holds the other side's disc.
+        let mine = if bits::NEIGHBOURS[sq] & o != 0 {
+            bits::flips(p, o, sq).count_ones() as i32
+        } else {
+            0
+        };
         if mine > 0 {
             return diff + 1 + 2 * mine;
         }
-        let theirs = bits::flips(o, p, sq).count_ones() as i32;
+        let theirs = if bits::NEIGHBOURS[sq] & p != 0 {
+            bits::flips(o, p, sq).count_ones() as i32
+        } else {
+            0
+        };
         if theirs > 0 {
             return diff - 1 - 2 * theirs;
         }
