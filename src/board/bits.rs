@@ -344,8 +344,8 @@ mod tests {
         assert_eq!(NEIGHBOURS[63].count_ones(), 3);
         assert_eq!(NEIGHBOURS[3].count_ones(), 5);
         assert_eq!(NEIGHBOURS[27].count_ones(), 8);
-        for sq in 0..64 {
-            assert_eq!(NEIGHBOURS[sq] & (1 << sq), 0);
+        for (sq, neighbours) in NEIGHBOURS.iter().enumerate() {
+            assert_eq!(neighbours & (1 << sq), 0);
         }
     }
 
