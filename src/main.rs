@@ -47,6 +47,12 @@ const SUBCOMMANDS: &[Subcommand] = &[
         run: tsuru::tools::train::run,
     },
     Subcommand {
+        name: "datagen",
+        usage: tsuru::tools::datagen::USAGE,
+        help: "self-play games solved exactly from a set number of empties, appended to a file",
+        run: tsuru::tools::datagen::run,
+    },
+    Subcommand {
         name: "probcut",
         usage: tsuru::tools::probcut::USAGE,
         help: "measure the Multi-ProbCut statistics of the evaluation (shallow vs deep values)",

@@ -12,13 +12,16 @@
 //!    point are labelled with it (the outcome if the endgame had been played perfectly);
 //! 3. **result**: the game's final disc difference.
 //!
-//! The start position itself is labelled 0, its known exact value (a draw).
+//! The start position itself is labelled 0, its known exact value (a draw). Self-play games
+//! ([`selfplay`]) carry the exact value of their solve point as the theoretical score, and
+//! their random openings give no samples.
 //!
 //! Games are split into training and held-out sets by game number (every `holdout_every`-th
 //! game is held out), never by position.
 
 pub mod fit;
 pub mod games;
+pub mod selfplay;
 
 use std::sync::atomic::AtomicBool;
 
@@ -109,7 +112,9 @@ impl Dataset {
                     }
                 }
             }
-            self.push(&board, label);
+            if board.ply() >= game.first_sample {
+                self.push(&board, label);
+            }
             if board.play(mv).is_err() {
                 return;
             }

@@ -22,16 +22,19 @@ use crate::eval::{Evaluation, SeedsEval};
 use crate::search::endgame::{EndgameSolver, SolveMode};
 use crate::training::fit::{errors, fit_stage, FitConfig, StageFit};
 use crate::training::games::{read_logbook, read_wthor_folder, Game};
+use crate::training::selfplay::read_file;
 use crate::training::Dataset;
 
 /// The usage line shown by `--help`.
-pub const USAGE: &str = "train [--wthor DIR] [--logbook FILE] [--stages N] [--epochs N] \
+pub const USAGE: &str =
+    "train [--wthor DIR] [--logbook FILE] [--selfplay FILE]... [--stages N] [--epochs N] \
 [--rate R] [--l2 L] [--holdout-every N] [--solve-empties N] [--validation FILE] [--out FILE] \
 [--threads N] | train --make-validation FILE [--wthor DIR] [--holdout-every N]";
 
 struct Options {
     wthor: Option<PathBuf>,
     logbook: Option<PathBuf>,
+    selfplay: Vec<PathBuf>,
     stages: usize,
     fit: FitConfig,
     holdout_every: usize,
@@ -51,7 +54,7 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     ensure!(
         !train_games.is_empty(),
-        "no games: give --wthor and/or --logbook"
+        "no games: give --wthor, --logbook and/or --selfplay"
     );
 
     eprintln!("building samples...");
@@ -110,6 +113,18 @@ fn load_games(options: &Options) -> Result<(Vec<Game>, Vec<Game>)> {
         let (games, dropped) = read_logbook(file)?;
         eprintln!("logbook: {} games ({dropped} dropped)", games.len());
         all.extend(games);
+    }
+    for file in &options.selfplay {
+        let text =
+            std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+        let (config, games) = read_file(&text).with_context(|| format!("in {}", file.display()))?;
+        eprintln!(
+            "self-play: {} games from {} (solved from {} empties)",
+            games.len(),
+            file.display(),
+            config.solve_empties
+        );
+        all.extend(games.iter().map(|g| g.to_game()));
     }
     let mut train = Vec::new();
     let mut held_out = Vec::new();
@@ -323,6 +338,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
     let mut options = Options {
         wthor: None,
         logbook: None,
+        selfplay: Vec::new(),
         stages: 15,
         fit: FitConfig::default(),
         holdout_every: 20,
@@ -344,6 +360,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         match flag {
             "--wthor" => options.wthor = Some(PathBuf::from(value?)),
             "--logbook" => options.logbook = Some(PathBuf::from(value?)),
+            "--selfplay" => options.selfplay.push(PathBuf::from(value?)),
             "--stages" => options.stages = number(value?)? as usize,
             "--epochs" => options.fit.epochs = number(value?)? as usize,
             "--rate" => options.fit.rate = number(value?)? as f32,

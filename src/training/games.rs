@@ -28,6 +28,8 @@ pub struct Game {
     /// Black's exact disc difference with perfect play from the position at
     /// `theoretical_empties` empty squares, if the collection records it.
     pub theoretical: Option<(u8, i8)>,
+    /// Positions before this many moves are not training samples (a random opening).
+    pub first_sample: usize,
 }
 
 /// Replays `squares` from the start, inserting passes; `None` on an illegal move.
@@ -88,6 +90,7 @@ pub fn read_wthor(path: &Path) -> Result<(Vec<Game>, usize)> {
             moves,
             black_diff: black_diff.clamp(-64, 64) as i8,
             theoretical: Some((depth, (2 * theoretical - 64).clamp(-64, 64) as i8)),
+            first_sample: 0,
         });
     }
     Ok((games, dropped))
@@ -132,6 +135,7 @@ pub fn parse_logbook_line(line: &str) -> Option<Game> {
         moves,
         black_diff: black_diff.clamp(-64, 64) as i8,
         theoretical: None,
+        first_sample: 0,
     })
 }
 

@@ -1,0 +1,148 @@
+//! `tsuru datagen`: self-play games for training, appended to a file and resumable.
+//!
+//! ```text
+//! tsuru datagen --out selfplay.txt --games 20000 [--seed 1] [--depth 4] [--solve-empties 18]
+//!     [--random 8-30] [--first-index K] [--hash MB]
+//! ```
+//!
+//! Games go one a line into `--out` (format: [`crate::training::selfplay`]). If the file
+//! exists, its header must match the settings and the run continues after the last game in
+//! it, so a run can be stopped at any point (at most the game in progress is lost) and
+//! restarted with the same command. `--first-index K` starts a new file at game K, so that
+//! shards with disjoint index ranges can be generated apart and concatenated (after the
+//! first shard's header, dropping the others') into one file.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, ensure, Context, Result};
+
+use crate::search::endgame::EndgameSolver;
+use crate::search::Search;
+use crate::training::selfplay::{play_game, read_file, SelfPlayConfig};
+
+/// The usage line shown by `--help`.
+pub const USAGE: &str = "datagen --out FILE --games N [--seed S] [--depth D] \
+[--solve-empties E] [--random MIN-MAX] [--first-index K] [--hash MB]";
+
+struct Options {
+    out: PathBuf,
+    games: u64,
+    first_index: u64,
+    hash_mb: usize,
+    config: SelfPlayConfig,
+}
+
+/// Runs the tool.
+pub fn run(args: &[String]) -> Result<()> {
+    let options = parse_args(args)?;
+    let mut next = options.first_index;
+    let mut done = 0u64;
+    if options.out.exists() {
+        let mut text = std::fs::read_to_string(&options.out)
+            .with_context(|| format!("reading {}", options.out.display()))?;
+        if !text.is_empty() && !text.ends_with('\n') {
+            // A run stopped in the middle of writing a line: drop the partial game.
+            let keep = text.rfind('\n').map_or(0, |i| i + 1);
+            eprintln!(
+                "dropping an unfinished last line of {}",
+                options.out.display()
+            );
+            text.truncate(keep);
+            std::fs::write(&options.out, &text)
+                .with_context(|| format!("rewriting {}", options.out.display()))?;
+        }
+        let (config, games) =
+            read_file(&text).with_context(|| format!("in {}", options.out.display()))?;
+        ensure!(
+            config == options.config,
+            "{} was made with other settings ({}); give the same ones to continue it",
+            options.out.display(),
+            config.header()
+        );
+        if let Some(last) = games.last() {
+            next = last.index + 1;
+        }
+        done = games.len() as u64;
+    } else {
+        std::fs::write(&options.out, format!("{}\n", options.config.header()))
+            .with_context(|| format!("creating {}", options.out.display()))?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&options.out)
+        .with_context(|| format!("opening {}", options.out.display()))?;
+    let mut search = Search::new(options.hash_mb);
+    let mut solver = EndgameSolver::new(options.hash_mb);
+    let started = Instant::now();
+    let mut played = 0u64;
+    while done < options.games {
+        let game = play_game(&options.config, next, &mut search, &mut solver)?;
+        writeln!(file, "{}", game.to_line())
+            .and_then(|_| file.flush())
+            .with_context(|| format!("writing {}", options.out.display()))?;
+        next += 1;
+        done += 1;
+        played += 1;
+        let rate = played as f64 / started.elapsed().as_secs_f64();
+        eprint!(
+            "\r{done}/{} games in {}, {rate:.2} games/s   ",
+            options.games,
+            options.out.display()
+        );
+    }
+    eprintln!();
+    Ok(())
+}
+
+fn parse_args(args: &[String]) -> Result<Options> {
+    let mut out = None;
+    let mut games = None;
+    let mut first_index = 0;
+    let mut hash_mb = 16;
+    let mut config = SelfPlayConfig {
+        seed: 1,
+        depth: 4,
+        solve_empties: 18,
+        random_min: 8,
+        random_max: 30,
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let flag = args[i].as_str();
+        let value = args
+            .get(i + 1)
+            .with_context(|| format!("{flag} needs a value (usage: tsuru {USAGE})"))?;
+        let number = |text: &str| -> Result<u64> {
+            text.parse::<u64>()
+                .with_context(|| format!("{flag} needs a whole number, not {text:?}"))
+        };
+        match flag {
+            "--out" => out = Some(PathBuf::from(value)),
+            "--games" => games = Some(number(value)?),
+            "--seed" => config.seed = number(value)?,
+            "--depth" => config.depth = number(value)? as u32,
+            "--solve-empties" => config.solve_empties = number(value)? as u32,
+            "--random" => {
+                let (low, high) = value
+                    .split_once('-')
+                    .with_context(|| format!("--random needs MIN-MAX, not {value:?}"))?;
+                config.random_min = number(low)? as u32;
+                config.random_max = number(high)? as u32;
+            }
+            "--first-index" => first_index = number(value)?,
+            "--hash" => hash_mb = number(value)?.clamp(1, 4096) as usize,
+            other => bail!("unexpected argument {other:?} (usage: tsuru {USAGE})"),
+        }
+        i += 2;
+    }
+    config.check()?;
+    Ok(Options {
+        out: out.with_context(|| format!("--out is required (usage: tsuru {USAGE})"))?,
+        games: games.with_context(|| format!("--games is required (usage: tsuru {USAGE})"))?,
+        first_index,
+        hash_mb,
+        config,
+    })
+}
