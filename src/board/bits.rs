@@ -242,14 +242,21 @@ mod tests {
         assert_eq!(flips(black, white, 0), 0);
     }
 
-    /// Plays uniformly random legal moves (passing when forced) until the game ends.
-    fn random_playout(mut p: u64, mut o: u64, rng: &mut crate::rng::Rng) -> (u64, u64, bool) {
+    /// Plays up to `plies` uniformly random legal moves (passing when forced), stopping when
+    /// the game ends; returns the side to move's and the opponent's discs, and whether the
+    /// side to move changed.
+    fn random_playout(
+        mut p: u64,
+        mut o: u64,
+        plies: u64,
+        rng: &mut crate::rng::Rng,
+    ) -> (u64, u64, bool) {
         let mut swapped = false;
-        loop {
+        for _ in 0..plies {
             let moves = mobility(p, o);
             if moves == 0 {
                 if mobility(o, p) == 0 {
-                    return (p, o, swapped);
+                    break;
                 }
             } else {
                 let sq = rng.pick(moves).index();
@@ -260,6 +267,7 @@ mod tests {
             (p, o) = (o, p);
             swapped = !swapped;
         }
+        (p, o, swapped)
     }
 
     #[test]
@@ -268,28 +276,15 @@ mod tests {
         let mut checked = 0;
         for _ in 0..300 {
             // A random position part-way through a random game.
-            let (mut p, mut o) = ((1u64 << 28) | (1 << 35), (1u64 << 27) | (1 << 36));
+            let start = ((1u64 << 28) | (1 << 35), (1u64 << 27) | (1 << 36));
             let plies = 20 + rng.below(40);
-            for _ in 0..plies {
-                let moves = mobility(p, o);
-                if moves == 0 {
-                    if mobility(o, p) == 0 {
-                        break;
-                    }
-                } else {
-                    let sq = rng.pick(moves).index();
-                    let f = flips(p, o, sq);
-                    p |= f | (1 << sq);
-                    o &= !f;
-                }
-                (p, o) = (o, p);
-            }
+            let (p, o, _) = random_playout(start.0, start.1, plies, &mut rng);
             let (sp, so) = (stable(p, p | o), stable(o, p | o));
             assert_eq!(sp & !p, 0);
             assert_eq!(so & !o, 0);
             checked += (sp | so).count_ones();
             for _ in 0..20 {
-                let (a, b, swapped) = random_playout(p, o, &mut rng);
+                let (a, b, swapped) = random_playout(p, o, 100, &mut rng);
                 let (fp, fo) = if swapped { (b, a) } else { (a, b) };
                 assert_eq!(sp & !fp, 0, "a stable disc of the side to move was flipped");
                 assert_eq!(so & !fo, 0, "a stable disc of the opponent was flipped");

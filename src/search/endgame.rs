@@ -28,7 +28,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::ordering::{self, SQUARE_ORDER};
-use super::tt::{Bound, TranspositionTable, SOLVED_DEPTH};
+use super::tt::{Bound, Entry, TranspositionTable, SOLVED_DEPTH};
 use crate::board::{bits, Board, Move, Square};
 
 /// At or below this many empties the solver switches to the bitboard leaf search.
@@ -308,6 +308,20 @@ impl EndgameSolver {
         }
     }
 
+    /// Stores a node's fail-soft result: an upper bound at or below the original alpha, a
+    /// lower bound at or above beta, else exact.
+    #[inline]
+    fn store(&mut self, hash: u64, best: i32, alpha: i32, beta: i32, square: Option<Square>) {
+        let bound = if best <= alpha {
+            Bound::Upper
+        } else if best >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        self.tt.store(hash, SOLVED_DEPTH, bound, best, square);
+    }
+
     /// Polls the stop flag every [`POLL_INTERVAL`] nodes.
     #[inline]
     fn poll(&mut self, stop: &AtomicBool) -> bool {
@@ -348,18 +362,8 @@ impl EndgameSolver {
         if empties >= TT_MIN_EMPTIES {
             if let Some(entry) = self.tt.probe(hash) {
                 hint = entry.best_move();
-                if entry.depth == SOLVED_DEPTH {
-                    let score = entry.score as i32;
-                    match entry.bound() {
-                        Bound::Exact => return score,
-                        Bound::Lower if score >= beta => return score,
-                        Bound::Upper if score <= alpha => return score,
-                        Bound::Lower => alpha = alpha.max(score),
-                        Bound::Upper => beta = beta.min(score),
-                    }
-                    if alpha >= beta {
-                        return score;
-                    }
+                if let Some(score) = narrow(entry, &mut alpha, &mut beta) {
+                    return score;
                 }
             }
         }
@@ -382,14 +386,8 @@ impl EndgameSolver {
                 board.apply_flips(square, flipped);
                 let child = self.tt.probe(board.hash());
                 board.undo();
-                if let Some(entry) = child {
-                    let value = -(entry.score as i32);
-                    if entry.depth == SOLVED_DEPTH
-                        && matches!(entry.bound(), Bound::Upper | Bound::Exact)
-                        && value >= beta
-                    {
-                        return value;
-                    }
+                if let Some(value) = child.and_then(|entry| refutes(entry, beta)) {
+                    return value;
                 }
             }
         }
@@ -427,14 +425,7 @@ impl EndgameSolver {
             }
         }
         if empties >= TT_MIN_EMPTIES {
-            let bound = if best <= original_alpha {
-                Bound::Upper
-            } else if best >= beta {
-                Bound::Lower
-            } else {
-                Bound::Exact
-            };
-            self.tt.store(hash, SOLVED_DEPTH, bound, best, best_square);
+            self.store(hash, best, original_alpha, beta, best_square);
         }
         best
     }
@@ -474,18 +465,8 @@ impl EndgameSolver {
         if empties >= TT_MIN_EMPTIES {
             if let Some(entry) = self.tt.probe(hash) {
                 hint = entry.best_move().map_or(NO_SQUARE, |sq| sq.index() as u8);
-                if entry.depth == SOLVED_DEPTH {
-                    let score = entry.score as i32;
-                    match entry.bound() {
-                        Bound::Exact => return score,
-                        Bound::Lower if score >= beta => return score,
-                        Bound::Upper if score <= alpha => return score,
-                        Bound::Lower => alpha = alpha.max(score),
-                        Bound::Upper => beta = beta.min(score),
-                    }
-                    if alpha >= beta {
-                        return score;
-                    }
+                if let Some(score) = narrow(entry, &mut alpha, &mut beta) {
+                    return score;
                 }
             }
         }
@@ -537,14 +518,8 @@ impl EndgameSolver {
         if empties >= ETC_MIN_EMPTIES {
             for &(sq, flipped, _) in &list[..n] {
                 let child = bits::hash(o & !flipped, p | flipped | (1 << sq));
-                if let Some(entry) = self.tt.probe(child) {
-                    let value = -(entry.score as i32);
-                    if entry.depth == SOLVED_DEPTH
-                        && matches!(entry.bound(), Bound::Upper | Bound::Exact)
-                        && value >= beta
-                    {
-                        return value;
-                    }
+                if let Some(value) = self.tt.probe(child).and_then(|entry| refutes(entry, beta)) {
+                    return value;
                 }
             }
         }
@@ -579,18 +554,11 @@ impl EndgameSolver {
             }
         }
         if empties >= TT_MIN_EMPTIES {
-            let bound = if best <= original_alpha {
-                Bound::Upper
-            } else if best >= beta {
-                Bound::Lower
-            } else {
-                Bound::Exact
-            };
-            self.tt.store(
+            self.store(
                 hash,
-                SOLVED_DEPTH,
-                bound,
                 best,
+                original_alpha,
+                beta,
                 Square::new(best_square as usize),
             );
         }
@@ -711,6 +679,35 @@ impl EndgameSolver {
         }
         final_diff(p, o, 1)
     }
+}
+
+/// Applies a solved table entry to the window: `Some(score)` when it settles the node,
+/// otherwise narrows `alpha` or `beta` by its bound. Entries of midgame depth are ignored.
+#[inline]
+fn narrow(entry: Entry, alpha: &mut i32, beta: &mut i32) -> Option<i32> {
+    if entry.depth != SOLVED_DEPTH {
+        return None;
+    }
+    let score = entry.score as i32;
+    match entry.bound() {
+        Bound::Exact => return Some(score),
+        Bound::Lower if score >= *beta => return Some(score),
+        Bound::Upper if score <= *alpha => return Some(score),
+        Bound::Lower => *alpha = (*alpha).max(score),
+        Bound::Upper => *beta = (*beta).min(score),
+    }
+    (*alpha >= *beta).then_some(score)
+}
+
+/// Enhanced transposition cutoff: the parent's value when a child's solved entry proves the
+/// move reaches `beta` (the child is worth at most `-beta` to its side).
+#[inline]
+fn refutes(child: Entry, beta: i32) -> Option<i32> {
+    let value = -(child.score as i32);
+    (child.depth == SOLVED_DEPTH
+        && matches!(child.bound(), Bound::Upper | Bound::Exact)
+        && value >= beta)
+        .then_some(value)
 }
 
 /// An upper bound on the value for the side to move owning `p`: the opponent's stable discs

@@ -18,6 +18,7 @@ use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
 
+use super::{flag_pairs, whole_number};
 use crate::search::endgame::EndgameSolver;
 use crate::search::Search;
 use crate::training::selfplay::{play_game, read_file, SelfPlayConfig};
@@ -108,16 +109,8 @@ fn parse_args(args: &[String]) -> Result<Options> {
         random_min: 8,
         random_max: 30,
     };
-    let mut i = 0;
-    while i < args.len() {
-        let flag = args[i].as_str();
-        let value = args
-            .get(i + 1)
-            .with_context(|| format!("{flag} needs a value (usage: tsuru {USAGE})"))?;
-        let number = |text: &str| -> Result<u64> {
-            text.parse::<u64>()
-                .with_context(|| format!("{flag} needs a whole number, not {text:?}"))
-        };
+    for (flag, value) in flag_pairs(args, USAGE)? {
+        let number = |text: &str| whole_number(flag, text);
         match flag {
             "--out" => out = Some(PathBuf::from(value)),
             "--games" => games = Some(number(value)?),
@@ -135,7 +128,6 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--hash" => hash_mb = number(value)?.clamp(1, 4096) as usize,
             other => bail!("unexpected argument {other:?} (usage: tsuru {USAGE})"),
         }
-        i += 2;
     }
     config.check()?;
     Ok(Options {

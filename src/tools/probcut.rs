@@ -16,6 +16,7 @@ use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
 
+use super::{flag_pairs, whole_number};
 use crate::board::Board;
 use crate::eval::pattern::stage_of;
 use crate::rng::Rng;
@@ -185,17 +186,8 @@ fn parse_args(args: &[String]) -> Result<Options> {
         threads: 2,
         out: None,
     };
-    let mut i = 0;
-    while i < args.len() {
-        let flag = args[i].as_str();
-        let value = args
-            .get(i + 1)
-            .with_context(|| format!("{flag} needs a value (usage: tsuru {USAGE})"))?;
-        let number = || -> Result<u64> {
-            value
-                .parse::<u64>()
-                .with_context(|| format!("{flag} needs a whole number, not {value:?}"))
-        };
+    for (flag, value) in flag_pairs(args, USAGE)? {
+        let number = || whole_number(flag, value);
         match flag {
             "--wthor" => options.wthor = PathBuf::from(value),
             "--positions" => options.positions = number()? as usize,
@@ -205,7 +197,6 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--out" => options.out = Some(PathBuf::from(value)),
             other => bail!("unexpected argument {other:?} (usage: tsuru {USAGE})"),
         }
-        i += 2;
     }
     ensure!((1..=60).contains(&options.stages), "--stages must be 1..60");
     ensure!(options.positions > 0, "--positions must be positive");
