@@ -456,13 +456,9 @@ impl EndgameSolver {
             beta = beta.min(upper);
         }
 
-        let hash = if empties >= TT_MIN_EMPTIES {
-            bits::hash(p, o)
-        } else {
-            0
-        };
+        let hash = (empties >= TT_MIN_EMPTIES).then(|| bits::hash(p, o));
         let mut hint = NO_SQUARE;
-        if empties >= TT_MIN_EMPTIES {
+        if let Some(hash) = hash {
             if let Some(entry) = self.tt.probe(hash) {
                 hint = entry.best_move().map_or(NO_SQUARE, |sq| sq.index() as u8);
                 if let Some(score) = narrow(entry, &mut alpha, &mut beta) {
@@ -483,13 +479,7 @@ impl EndgameSolver {
         // A node with k empties has at most k moves.
         let mut list = [(0u8, 0u64, 0i32); VIEW_MAX_EMPTIES as usize];
         let mut n = 0;
-        let empty = !(p | o);
-        let mut even = 0u64;
-        for quadrant in QUADRANTS {
-            if (empty & quadrant).count_ones().is_multiple_of(2) {
-                even |= quadrant;
-            }
-        }
+        let even = even_quadrants(!(p | o));
         for square in bits::squares(moves) {
             let flipped = bits::flips(p, o, square.index());
             let key = if square.index() as u8 == hint {
@@ -553,7 +543,7 @@ impl EndgameSolver {
                 }
             }
         }
-        if empties >= TT_MIN_EMPTIES {
+        if let Some(hash) = hash {
             self.store(
                 hash,
                 best,
@@ -570,15 +560,9 @@ impl EndgameSolver {
         let empty = !(p | o);
         let mut list = [0u8; LEAF_EMPTIES as usize];
         let mut n = 0;
+        let even = even_quadrants(empty);
         // Odd quadrants first, then even ones; inside each, by static square rank.
-        for odd in [true, false] {
-            let mut chosen = 0u64;
-            for quadrant in QUADRANTS {
-                let here = empty & quadrant;
-                if (here.count_ones() % 2 == 1) == odd {
-                    chosen |= here;
-                }
-            }
+        for chosen in [empty & !even, empty & even] {
             let start = n;
             for square in bits::squares(chosen) {
                 list[n] = square.index() as u8;
@@ -679,6 +663,15 @@ impl EndgameSolver {
         }
         final_diff(p, o, 1)
     }
+}
+
+/// The quadrants (of [`QUADRANTS`]) holding an even number of the `empty` squares.
+#[inline]
+fn even_quadrants(empty: u64) -> u64 {
+    QUADRANTS
+        .into_iter()
+        .filter(|&quadrant| (empty & quadrant).count_ones().is_multiple_of(2))
+        .fold(0, |acc, quadrant| acc | quadrant)
 }
 
 /// Applies a solved table entry to the window: `Some(score)` when it settles the node,
