@@ -98,6 +98,9 @@ pub fn wld_empties_for_level(level: u32) -> u32 {
 pub enum Depth {
     /// A midgame search of this many plies.
     Plies(u32),
+    /// A selective solve to the end of the game: each ProbCut was right with this
+    /// probability in per cent (see [`endgame::SELECTIVE_LEVELS`]).
+    Probable(u8),
     /// Proven win, loss or draw (the score is only a sign: -1, 0 or +1 disc).
     WinLossDraw,
     /// The exact game-theoretic value.
@@ -105,10 +108,11 @@ pub enum Depth {
 }
 
 impl fmt::Display for Depth {
-    /// NBoard depth strings: `12`, `100%W`, `100%`.
+    /// NBoard depth strings: `12`, `95%` (probable), `100%W`, `100%`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Depth::Plies(n) => write!(f, "{n}"),
+            Depth::Probable(percent) => write!(f, "{percent}%"),
             Depth::WinLossDraw => f.write_str("100%W"),
             Depth::Exact => f.write_str("100%"),
         }
@@ -317,9 +321,19 @@ impl Search {
             // After the soft deadline a solve would not finish in time: keep the midgame result.
             let out_of_time = result.is_some() && self.past_soft_deadline(limits);
             if !self.stopped && !out_of_time {
-                if let Some(info) = self.solve_root(&mut board, mode, multi_pv, stop) {
+                let mut probable = None;
+                let solved = self.solve_root(&mut board, mode, multi_pv, stop, &mut |info| {
+                    on_info(info);
+                    probable = Some(info.clone());
+                });
+                if let Some(info) = solved {
                     on_info(&info);
                     return self.result_from(info, true);
+                }
+                // A stopped solve still leaves its last selective pass, deeper than any
+                // midgame iteration.
+                if let Some(info) = probable {
+                    result = Some(self.result_from(info, false));
                 }
             }
         }
@@ -388,13 +402,15 @@ impl Search {
         }
     }
 
-    /// Solves the root with the endgame solver; `None` if stopped.
+    /// Solves the root with the endgame solver, reporting its selective passes (single-PV
+    /// only) through `on_probable`; `None` if stopped.
     fn solve_root(
         &mut self,
         board: &mut Board,
         mode: SolveMode,
         multi_pv: usize,
         stop: &AtomicBool,
+        on_probable: &mut dyn FnMut(&SearchInfo),
     ) -> Option<SearchInfo> {
         let depth = match mode {
             SolveMode::Exact => Depth::Exact,
@@ -402,7 +418,22 @@ impl Search {
         };
         let stop = &DeadlineStop::new(stop, self.hard_deadline);
         let lines = if multi_pv == 1 {
-            let solution = stop.run(|flag| self.solver.solve(board, mode, flag))?;
+            let started = self.started;
+            let nodes_before = self.total_nodes();
+            let solution = stop.run(|flag| {
+                self.solver.solve_reporting(board, mode, flag, &mut |pass| {
+                    on_probable(&SearchInfo {
+                        depth: Depth::Probable(pass.percent),
+                        lines: vec![PvLine {
+                            mv: pass.solution.best,
+                            score: Score::from_discs(pass.solution.score),
+                            pv: pass.solution.pv.clone(),
+                        }],
+                        nodes: nodes_before + pass.solution.nodes,
+                        elapsed: started.elapsed(),
+                    })
+                })
+            })?;
             vec![PvLine {
                 mv: solution.best,
                 score: Score::from_discs(solution.score),

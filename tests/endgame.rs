@@ -8,7 +8,7 @@ use std::time::Duration;
 use tsuru::board::{bits, notation, Board, Move, Symmetry};
 use tsuru::formats::obf;
 use tsuru::rng::Rng;
-use tsuru::search::endgame::{EndgameSolver, SolveMode};
+use tsuru::search::endgame::{EndgameSolver, SolveMode, SELECTIVE_LEVELS, SELECTIVE_ROOT_EMPTIES};
 
 /// Plain minimax of the final disc difference: no pruning, no tables, no ordering.
 fn minimax(board: &mut Board) -> i32 {
@@ -188,4 +188,53 @@ fn a_stopped_solve_returns_none_and_leaves_the_board_unchanged() {
         notation::board_to_string(&work),
         notation::board_to_string(&board)
     );
+}
+
+#[test]
+fn selective_passes_precede_the_exact_solve_of_a_large_root() {
+    // FFO #40: Black to move with 20 empties; A2 wins by 38.
+    let path = format!(
+        "{}/tests/fixtures/fforum-40-59.obf",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let positions = obf::parse_file(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let position = &positions[0];
+    assert_eq!(position.board.empties(), 20);
+    let mut board = position.board.clone();
+    let mut solver = EndgameSolver::new(16);
+    let stop = AtomicBool::new(false);
+    let mut passes = Vec::new();
+    let solution = solver
+        .solve_reporting(&mut board, SolveMode::Exact, &stop, &mut |pass| {
+            passes.push(pass.clone())
+        })
+        .unwrap();
+    let percents: Vec<u8> = passes.iter().map(|p| p.percent).collect();
+    let expected: Vec<u8> = SELECTIVE_LEVELS.iter().map(|l| l.1).collect();
+    assert_eq!(percents, expected);
+    for pass in &passes {
+        let Move::Play(square) = pass.solution.best else {
+            panic!("a pass move where moves are legal")
+        };
+        assert!(position.board.is_legal(Move::Play(square)));
+        // A selective value is a probable one: it stays within a few discs of the truth here.
+        assert!((pass.solution.score - 38).abs() <= 8, "{pass:?}");
+    }
+    assert!(passes
+        .windows(2)
+        .all(|w| w[0].solution.nodes <= w[1].solution.nodes));
+    assert!(passes.last().unwrap().solution.nodes < solution.nodes);
+    assert_eq!(solution.score, 38);
+    assert_eq!(solution.best, "a2".parse().unwrap());
+    assert_eq!(score_of_final(&position.board, &solution.pv), 38);
+    assert_eq!(board, position.board);
+
+    // Below the threshold the solve is exact at once.
+    let mut rng = Rng::new(5);
+    let mut small = random_position(&mut rng, SELECTIVE_ROOT_EMPTIES - 1);
+    let mut reported = 0;
+    solver
+        .solve_reporting(&mut small, SolveMode::Exact, &stop, &mut |_| reported += 1)
+        .unwrap();
+    assert_eq!(reported, 0);
 }

@@ -239,6 +239,35 @@ fn hint_while_reviewing() {
 }
 
 #[test]
+fn an_endgame_hint_reports_probable_depths_then_the_exact_one() {
+    // FFO #40: Black to move with 20 empties; A2 wins by 38. Level 14 solves 21 empties.
+    let board =
+        "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X--------".replace('X', "*");
+    let ggf = format!(
+        "(;GM[Othello]PC[NBoard]DT[2024-05-01 10:00:00 GMT]PB[alice]PW[bob]RE[?]TI[5:00]TY[8]\
+         BO[8 {board} *];)"
+    );
+    let mut engine = Engine::start(&[]);
+    engine.send("nboard 2");
+    engine.send(&format!("set game {ggf}"));
+    engine.send("set depth 14");
+    ping(&mut engine, 1);
+    engine.send("hint 1");
+    let lines = engine.read_until(TIMEOUT, |l| l == "status");
+    let iterations = hint_iterations(&lines);
+    let depths: Vec<&str> = iterations.iter().map(|(d, _)| d.as_str()).collect();
+    assert_eq!(
+        depths,
+        ["1", "2", "3", "4", "73%", "87%", "95%", "99%", "100%"],
+        "{lines:#?}"
+    );
+    let (pv, eval) = &iterations.last().unwrap().1[0];
+    assert_eq!(&pv[..2].to_ascii_uppercase(), "A2");
+    assert_eq!(eval.parse::<f64>().unwrap(), 38.0);
+    check_transcript(&engine);
+}
+
+#[test]
 fn analyze_a_finished_game() {
     let mut engine = Engine::start(&[]);
     engine.send("nboard 2");

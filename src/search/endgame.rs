@@ -24,12 +24,31 @@
 //!
 //! Every search is a principal-variation search: the first move with the full window, the
 //! others with a null window, re-searched when they fail high.
+//!
+//! **Selective passes.** A root with at least [`SELECTIVE_ROOT_EMPTIES`] empties is first
+//! solved with endgame ProbCut at rising confidence ([`SELECTIVE_LEVELS`]: 73 %, 87 %, 95 %,
+//! 99 %), then exactly. In a pass, a null-window board node runs a shallow search with the
+//! evaluation (2 to 8 plies, deeper the more empties) and cuts when that predicts the exact
+//! value outside the window with the pass's confidence ([`EndgameCuts`]: exact values of the
+//! validation set regressed on shallow searches). Each pass is centred on the previous
+//! pass's score, and its table entries (tagged with the pass's level, so that a more
+//! confident pass never takes them as proven) order the next. The exact pass is unchanged, so
+//! its result is as exact as ever. Measured (`tsuru solve tests/fixtures/fforum-40-59.obf`):
+//! #45-#49 from 2076 M nodes to 1081 M, #40-#44 from 152 M to 95 M, and FFO #20-#39 from 136
+//! M to 115 M (roots from 18 empties). One 73 % pass alone did as well on node counts, but
+//! the four passes give a GUI a probable answer early, and each cost little.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::ordering::{self, SQUARE_ORDER};
+use super::probcut::EndgameCuts;
 use super::tt::{Bound, Entry, TranspositionTable, SOLVED_DEPTH};
 use crate::board::{bits, Board, Move, Square};
+use crate::eval::Evaluation;
+use crate::score::{Score, UNITS_PER_DISC};
+
+/// Beyond any score, in score units.
+const INFINITE_UNITS: i32 = Score::INFINITY.0;
 
 /// At or below this many empties the solver switches to the bitboard leaf search.
 pub const LEAF_EMPTIES: u32 = 5;
@@ -51,6 +70,23 @@ const TT_MIN_EMPTIES: u32 = 8;
 
 /// Nodes with at least this many empties try an enhanced transposition cutoff.
 const ETC_MIN_EMPTIES: u32 = 10;
+
+/// The selective passes that precede an exact solve of a root with at least
+/// [`SELECTIVE_ROOT_EMPTIES`] empties: the ProbCut confidence factor of each, and the
+/// percentage it is reported with (the chance that one cut is right, as NBoard, NTest and
+/// Edax show it).
+pub const SELECTIVE_LEVELS: [(f32, u8); 4] = [(1.1, 73), (1.5, 87), (2.0, 95), (2.6, 99)];
+
+/// Roots with at least this many empties are solved after selective passes.
+pub const SELECTIVE_ROOT_EMPTIES: u32 = 18;
+
+/// In a selective pass, nodes with at least this many empties try a ProbCut: every board
+/// node (the view nodes below have no evaluation to predict with).
+const PROBCUT_MIN_EMPTIES: u32 = ordering::EVAL_ORDER_EMPTIES;
+
+/// Table depth tag of the first selective level; level `i` stores `SELECTIVE_TAG + i`, below
+/// [`SOLVED_DEPTH`] (exact) and above any midgame depth.
+const SELECTIVE_TAG: u8 = SOLVED_DEPTH - 1 - SELECTIVE_LEVELS.len() as u8;
 
 /// Nodes between two looks at the stop flag.
 const POLL_INTERVAL: u64 = 4096;
@@ -84,6 +120,18 @@ pub struct EndgameSolver {
     nodes: u64,
     next_poll: u64,
     stopped: bool,
+    /// The selective pass in progress (an index into [`SELECTIVE_LEVELS`]), `None` when exact.
+    level: Option<usize>,
+    cuts: &'static EndgameCuts,
+}
+
+/// A selective pass's result, reported while a root is solved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbableSolution {
+    /// The confidence percentage of the pass (from [`SELECTIVE_LEVELS`]).
+    pub percent: u8,
+    /// The pass's best move, score and principal variation; the score is probable, not proven.
+    pub solution: Solution,
 }
 
 /// Bit masks of the four quadrants, for parity ordering.
@@ -102,6 +150,8 @@ impl EndgameSolver {
             nodes: 0,
             next_poll: POLL_INTERVAL,
             stopped: false,
+            level: None,
+            cuts: EndgameCuts::shipped(),
         }
     }
 
@@ -137,6 +187,7 @@ impl EndgameSolver {
         stop: &AtomicBool,
     ) -> Option<i32> {
         self.stopped = false;
+        self.level = None;
         self.tt.new_generation();
         let value = self.node(board, alpha, beta, stop);
         (!self.stopped).then_some(value)
@@ -152,6 +203,7 @@ impl EndgameSolver {
         stop: &AtomicBool,
     ) -> i32 {
         self.stopped = false;
+        self.level = None;
         self.node(board, alpha, beta, stop)
     }
 
@@ -167,10 +219,35 @@ impl EndgameSolver {
         mode: SolveMode,
         stop: &AtomicBool,
     ) -> Option<Solution> {
-        let start_nodes = self.nodes;
-        let (alpha, beta) = window(mode);
+        self.solve_reporting(board, mode, stop, &mut |_| {})
+    }
+
+    /// [`EndgameSolver::solve`], calling `on_pass` after each selective pass: a root with at
+    /// least [`SELECTIVE_ROOT_EMPTIES`] empties is first searched with ProbCut at each of the
+    /// [`SELECTIVE_LEVELS`] (their table entries and scores order and centre the next pass),
+    /// then exactly. Only the exact result is returned; `None` if stopped.
+    pub fn solve_reporting(
+        &mut self,
+        board: &mut Board,
+        mode: SolveMode,
+        stop: &AtomicBool,
+        on_pass: &mut dyn FnMut(&ProbableSolution),
+    ) -> Option<Solution> {
         self.stopped = false;
         self.tt.new_generation();
+        let solution = self.solve_root(board, mode, stop, on_pass);
+        self.level = None;
+        solution
+    }
+
+    fn solve_root(
+        &mut self,
+        board: &mut Board,
+        mode: SolveMode,
+        stop: &AtomicBool,
+        on_pass: &mut dyn FnMut(&ProbableSolution),
+    ) -> Option<Solution> {
+        let start_nodes = self.nodes;
         if board.is_game_over() {
             let score = clip(board.final_score(board.side_to_move()), mode);
             return Some(Solution {
@@ -182,7 +259,20 @@ impl EndgameSolver {
         }
         if !board.has_legal_move() {
             board.make_pass();
-            let child = self.solve(board, mode, stop);
+            let mut passed = |probable: &ProbableSolution| {
+                let mut pv = vec![Move::Pass];
+                pv.extend_from_slice(&probable.solution.pv);
+                on_pass(&ProbableSolution {
+                    percent: probable.percent,
+                    solution: Solution {
+                        best: Move::Pass,
+                        score: -probable.solution.score,
+                        pv,
+                        nodes: probable.solution.nodes,
+                    },
+                })
+            };
+            let child = self.solve_root(board, mode, stop, &mut passed);
             board.undo();
             let child = child?;
             let mut pv = vec![Move::Pass];
@@ -194,10 +284,91 @@ impl EndgameSolver {
                 nodes: self.nodes - start_nodes,
             });
         }
+        let mut guess = None;
+        let mut hint = None;
+        if board.empties() >= SELECTIVE_ROOT_EMPTIES {
+            for (level, &(_, percent)) in SELECTIVE_LEVELS.iter().enumerate() {
+                self.level = Some(level);
+                let solution = self.root_pass(board, mode, guess, hint, stop)?;
+                guess = Some(solution.score);
+                hint = match solution.best {
+                    Move::Play(square) => Some(square),
+                    Move::Pass => None,
+                };
+                on_pass(&ProbableSolution {
+                    percent,
+                    solution: Solution {
+                        nodes: self.nodes - start_nodes,
+                        ..solution
+                    },
+                });
+            }
+            self.level = None;
+        }
+        let solution = self.root_pass(board, mode, guess, hint, stop)?;
+        Some(Solution {
+            nodes: self.nodes - start_nodes,
+            ..solution
+        })
+    }
+
+    /// One search of a root with legal moves at the current level: within a window around
+    /// `guess` (widened when the value falls outside), `hint` first.
+    fn root_pass(
+        &mut self,
+        board: &mut Board,
+        mode: SolveMode,
+        guess: Option<i32>,
+        hint: Option<Square>,
+        stop: &AtomicBool,
+    ) -> Option<Solution> {
+        let (low, high) = window(mode);
+        let (mut alpha, mut beta) = match (mode, guess) {
+            // Exact scores are even: this window settles guess - 2, guess and guess + 2.
+            (SolveMode::Exact, Some(guess)) => ((guess - 3).max(low), (guess + 3).min(high)),
+            _ => (low, high),
+        };
+        let (best, score) = loop {
+            let (best, score) = self.root_window(board, alpha, beta, hint, stop)?;
+            if score <= alpha && alpha > low {
+                (alpha, beta) = (low, score + 1);
+            } else if score >= beta && beta < high {
+                (alpha, beta) = (score - 1, high);
+            } else {
+                break (best, score);
+            }
+        };
+        let score = clip(score, mode);
+        let mut pv = vec![Move::Play(best)];
+        if mode == SolveMode::Exact {
+            board.make_move(best);
+            self.extend_pv(board, -score, &mut pv, stop);
+            board.undo();
+        }
+        if self.stopped {
+            return None;
+        }
+        Some(Solution {
+            best: Move::Play(best),
+            score,
+            pv,
+            nodes: 0,
+        })
+    }
+
+    /// The best root move and its fail-soft value within `(alpha, beta)`; `None` if stopped.
+    fn root_window(
+        &mut self,
+        board: &mut Board,
+        alpha: i32,
+        beta: i32,
+        hint: Option<Square>,
+        stop: &AtomicBool,
+    ) -> Option<(Square, i32)> {
         let mut best_score = -65;
         let mut best_move = None;
         let mut low = alpha;
-        for square in ordering::solver_order(board, None) {
+        for square in ordering::solver_order(board, hint) {
             board.make_move(square);
             let value = if best_move.is_none() {
                 -self.node(board, -beta, -low, stop)
@@ -226,22 +397,7 @@ impl EndgameSolver {
             }
         }
         let best = best_move.expect("a position with legal moves has a best move");
-        let score = clip(best_score, mode);
-        let mut pv = vec![Move::Play(best)];
-        if mode == SolveMode::Exact {
-            board.make_move(best);
-            self.extend_pv(board, -score, &mut pv, stop);
-            board.undo();
-        }
-        if self.stopped {
-            return None;
-        }
-        Some(Solution {
-            best: Move::Play(best),
-            score,
-            pv,
-            nodes: self.nodes - start_nodes,
-        })
+        Some((best, best_score))
     }
 
     /// The value of every legal move of the root, best first (ties in board order). A pass
@@ -254,6 +410,7 @@ impl EndgameSolver {
     ) -> Option<Vec<(Move, i32)>> {
         let (alpha, beta) = window(mode);
         self.stopped = false;
+        self.level = None;
         self.tt.new_generation();
         if board.is_game_over() {
             return Some(Vec::new());
@@ -308,10 +465,29 @@ impl EndgameSolver {
         }
     }
 
+    /// The table tag of a result at a node with `empties` empties: [`SOLVED_DEPTH`] when it is
+    /// exact, the selective level's tag when ProbCut may have cut below it. Entries are used
+    /// for cutoffs only with a tag at least as high (ordering uses any).
+    #[inline]
+    fn tag(&self, empties: u32) -> u8 {
+        match self.level {
+            Some(level) if empties >= PROBCUT_MIN_EMPTIES => SELECTIVE_TAG + level as u8,
+            _ => SOLVED_DEPTH,
+        }
+    }
+
     /// Stores a node's fail-soft result: an upper bound at or below the original alpha, a
     /// lower bound at or above beta, else exact.
     #[inline]
-    fn store(&mut self, hash: u64, best: i32, alpha: i32, beta: i32, square: Option<Square>) {
+    fn store(
+        &mut self,
+        hash: u64,
+        tag: u8,
+        best: i32,
+        alpha: i32,
+        beta: i32,
+        square: Option<Square>,
+    ) {
         let bound = if best <= alpha {
             Bound::Upper
         } else if best >= beta {
@@ -319,7 +495,7 @@ impl EndgameSolver {
         } else {
             Bound::Exact
         };
-        self.tt.store(hash, SOLVED_DEPTH, bound, best, square);
+        self.tt.store(hash, tag, bound, best, square);
     }
 
     /// Polls the stop flag every [`POLL_INTERVAL`] nodes.
@@ -358,11 +534,12 @@ impl EndgameSolver {
         }
 
         let hash = board.hash();
+        let tag = self.tag(empties);
         let mut hint = None;
         if empties >= TT_MIN_EMPTIES {
             if let Some(entry) = self.tt.probe(hash) {
                 hint = entry.best_move();
-                if let Some(score) = narrow(entry, &mut alpha, &mut beta) {
+                if let Some(score) = narrow(entry, tag, &mut alpha, &mut beta) {
                     return score;
                 }
             }
@@ -381,12 +558,24 @@ impl EndgameSolver {
         // Enhanced transposition cutoff: a child already proven bad enough for the opponent
         // refutes this node without a search.
         if empties >= ETC_MIN_EMPTIES {
+            let child_tag = self.tag(empties - 1);
             for square in bits::squares(board.legal_moves()) {
                 let flipped = board.flips(square);
                 board.apply_flips(square, flipped);
                 let child = self.tt.probe(board.hash());
                 board.undo();
-                if let Some(value) = child.and_then(|entry| refutes(entry, beta)) {
+                if let Some(value) = child.and_then(|entry| refutes(entry, child_tag, beta)) {
+                    return value;
+                }
+            }
+        }
+
+        if let Some(level) = self.level {
+            // Only null-window nodes: the principal variation is searched in full.
+            if beta - alpha == 1 && empties >= PROBCUT_MIN_EMPTIES {
+                let confidence = SELECTIVE_LEVELS[level].0;
+                if let Some(value) = self.probcut(board, empties, alpha, beta, confidence) {
+                    self.store(hash, tag, value, alpha, beta, hint);
                     return value;
                 }
             }
@@ -425,9 +614,37 @@ impl EndgameSolver {
             }
         }
         if empties >= TT_MIN_EMPTIES {
-            self.store(hash, best, original_alpha, beta, best_square);
+            self.store(hash, tag, best, original_alpha, beta, best_square);
         }
         best
+    }
+
+    /// ProbCut at a null-window node of a selective pass: `Some(beta)` when a shallow search
+    /// predicts the exact value at or above beta with the given confidence, `Some(alpha)`
+    /// when at or below alpha, `None` when the node must be searched.
+    fn probcut(
+        &mut self,
+        board: &mut Board,
+        empties: u32,
+        alpha: i32,
+        beta: i32,
+        confidence: f32,
+    ) -> Option<i32> {
+        let cut = self.cuts.get(empties, probcut_shallow_depth(empties))?;
+        let margin = confidence * cut.sigma;
+        let unit = UNITS_PER_DISC as f32;
+        let high = ((beta as f32 * unit + margin - cut.intercept) / cut.slope).ceil() as i32;
+        if high <= 64 * UNITS_PER_DISC
+            && self.eval_search(board, cut.shallow, high - 1, high) >= high
+        {
+            return Some(beta);
+        }
+        let low = ((alpha as f32 * unit - margin - cut.intercept) / cut.slope).floor() as i32;
+        if low >= -64 * UNITS_PER_DISC && self.eval_search(board, cut.shallow, low, low + 1) <= low
+        {
+            return Some(alpha);
+        }
+        None
     }
 
     /// Negamax value of the bitboard view `(p, o)` (side to move first) with at most
@@ -461,7 +678,7 @@ impl EndgameSolver {
         if let Some(hash) = hash {
             if let Some(entry) = self.tt.probe(hash) {
                 hint = entry.best_move().map_or(NO_SQUARE, |sq| sq.index() as u8);
-                if let Some(score) = narrow(entry, &mut alpha, &mut beta) {
+                if let Some(score) = narrow(entry, SOLVED_DEPTH, &mut alpha, &mut beta) {
                     return score;
                 }
             }
@@ -508,7 +725,8 @@ impl EndgameSolver {
         if empties >= ETC_MIN_EMPTIES {
             for &(sq, flipped, _) in &list[..n] {
                 let child = bits::hash(o & !flipped, p | flipped | (1 << sq));
-                if let Some(value) = self.tt.probe(child).and_then(|entry| refutes(entry, beta)) {
+                let entry = self.tt.probe(child);
+                if let Some(value) = entry.and_then(|entry| refutes(entry, SOLVED_DEPTH, beta)) {
                     return value;
                 }
             }
@@ -546,11 +764,56 @@ impl EndgameSolver {
         if let Some(hash) = hash {
             self.store(
                 hash,
+                SOLVED_DEPTH,
                 best,
                 original_alpha,
                 beta,
                 Square::new(best_square as usize),
             );
+        }
+        best
+    }
+
+    /// The value of `board` (score units, side to move) searched `depth` plies with the
+    /// shipped evaluation and no selectivity: the shallow search whose value predicts the
+    /// exact one in endgame ProbCut. The board is restored before returning.
+    pub fn shallow_value(&mut self, board: &mut Board, depth: u32) -> i32 {
+        self.eval_search(board, depth, -INFINITE_UNITS, INFINITE_UNITS)
+    }
+
+    /// Negamax value of `board` to `depth` plies with the shipped evaluation, fail-soft
+    /// within `(alpha, beta)`, in score units; a finished game scores its final disc
+    /// difference and a pass uses no depth (as in the midgame search).
+    fn eval_search(&mut self, board: &mut Board, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+        self.nodes += 1;
+        let moves = board.legal_moves();
+        if moves == 0 && !board.opponent_has_legal_move() {
+            return board.final_score(board.side_to_move()) * UNITS_PER_DISC;
+        }
+        if depth == 0 {
+            return crate::eval::shipped().evaluate(board).0;
+        }
+        if moves == 0 {
+            board.make_pass();
+            let value = -self.eval_search(board, depth, -beta, -alpha);
+            board.undo();
+            return value;
+        }
+        let mut best = -INFINITE_UNITS;
+        for square in ordering::fastest_first(board, None) {
+            let flipped = board.flips(square);
+            board.apply_flips(square, flipped);
+            let value = -self.eval_search(board, depth - 1, -beta, -alpha);
+            board.undo();
+            if value > best {
+                best = value;
+                if value > alpha {
+                    alpha = value;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
         }
         best
     }
@@ -675,10 +938,11 @@ fn even_quadrants(empty: u64) -> u64 {
 }
 
 /// Applies a solved table entry to the window: `Some(score)` when it settles the node,
-/// otherwise narrows `alpha` or `beta` by its bound. Entries of midgame depth are ignored.
+/// otherwise narrows `alpha` or `beta` by its bound. Entries tagged below `tag` (midgame
+/// depths, or less confident selective passes) are ignored.
 #[inline]
-fn narrow(entry: Entry, alpha: &mut i32, beta: &mut i32) -> Option<i32> {
-    if entry.depth != SOLVED_DEPTH {
+fn narrow(entry: Entry, tag: u8, alpha: &mut i32, beta: &mut i32) -> Option<i32> {
+    if entry.depth < tag {
         return None;
     }
     let score = entry.score as i32;
@@ -693,13 +957,12 @@ fn narrow(entry: Entry, alpha: &mut i32, beta: &mut i32) -> Option<i32> {
 }
 
 /// Enhanced transposition cutoff: the parent's value when a child's solved entry proves the
-/// move reaches `beta` (the child is worth at most `-beta` to its side).
+/// move reaches `beta` (the child is worth at most `-beta` to its side). The entry's tag must
+/// be at least `tag` (see [`narrow`]).
 #[inline]
-fn refutes(child: Entry, beta: i32) -> Option<i32> {
+fn refutes(child: Entry, tag: u8, beta: i32) -> Option<i32> {
     let value = -(child.score as i32);
-    (child.depth == SOLVED_DEPTH
-        && matches!(child.bound(), Bound::Upper | Bound::Exact)
-        && value >= beta)
+    (child.depth >= tag && matches!(child.bound(), Bound::Upper | Bound::Exact) && value >= beta)
         .then_some(value)
 }
 
@@ -722,6 +985,18 @@ fn final_diff(p: u64, o: u64, empties: i32) -> i32 {
         1 => diff + empties,
         -1 => diff - empties,
         _ => 0,
+    }
+}
+
+/// Depth of the shallow search that predicts the exact value of a node with `empties`
+/// empties in a selective pass: deeper as the exact search it replaces grows, at most a few
+/// per cent of its cost.
+fn probcut_shallow_depth(empties: u32) -> u32 {
+    match empties {
+        0..=19 => 2,
+        20..=23 => 4,
+        24..=27 => 6,
+        _ => 8,
     }
 }
 

@@ -167,6 +167,97 @@ impl ProbCutTable {
     }
 }
 
+/// The shipped endgame statistics, measured by `tsuru probcut --endgame` on the exact values
+/// of the validation set.
+pub const SHIPPED_ENDGAME: &str = include_str!("../eval/probcut-endgame.txt");
+
+/// Deepest shallow search with endgame statistics.
+pub const MAX_ENDGAME_SHALLOW: u32 = 8;
+
+/// How the exact (end-of-game) value of a position relates to a shallow search of it, for
+/// each number of empties measured and each shallow depth from 0 to [`MAX_ENDGAME_SHALLOW`].
+///
+/// File format: text, one record a line, `#` starting a comment:
+///
+/// ```text
+/// # empties shallow slope intercept sigma samples   (intercept and sigma in discs)
+/// 24 6 1.1199 0.5710 5.3164 1000
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct EndgameCuts {
+    /// Measured empties counts, ascending, with their cuts by shallow depth.
+    rows: Vec<(u32, [Option<Cut>; MAX_ENDGAME_SHALLOW as usize + 1])>,
+}
+
+impl EndgameCuts {
+    /// The shipped statistics.
+    pub fn shipped() -> &'static EndgameCuts {
+        static CUTS: std::sync::OnceLock<EndgameCuts> = std::sync::OnceLock::new();
+        CUTS.get_or_init(|| {
+            EndgameCuts::parse(SHIPPED_ENDGAME).expect("the shipped endgame statistics parse")
+        })
+    }
+
+    /// The prediction of the exact value of a position with `empties` empties from a search
+    /// `shallow` plies deep: the statistics of the largest measured empties count not above
+    /// `empties` (the error does not grow with the empties in the measured range, 14 to 24),
+    /// `None` below the smallest.
+    #[inline]
+    pub fn get(&self, empties: u32, shallow: u32) -> Option<Cut> {
+        let row = self.rows.iter().rev().find(|(n, _)| *n <= empties)?;
+        row.1.get(shallow as usize).copied().flatten()
+    }
+
+    /// Reads the file format (see the type's doc).
+    pub fn parse(text: &str) -> Result<EndgameCuts> {
+        let mut rows: Vec<(u32, [Option<Cut>; MAX_ENDGAME_SHALLOW as usize + 1])> = Vec::new();
+        for (number, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let context = || format!("endgame probcut statistics line {}", number + 1);
+            let words: Vec<&str> = line.split_whitespace().collect();
+            ensure!(words.len() == 6, "{}: expected 6 fields", context());
+            let empties: u32 = words[0].parse().with_context(context)?;
+            let shallow: u32 = words[1].parse().with_context(context)?;
+            let numbers: Vec<f64> = words[2..5]
+                .iter()
+                .map(|w| w.parse::<f64>())
+                .collect::<std::result::Result<_, _>>()
+                .with_context(context)?;
+            let (slope, intercept, sigma) = (numbers[0], numbers[1], numbers[2]);
+            ensure!(
+                (1..=60).contains(&empties) && shallow <= MAX_ENDGAME_SHALLOW,
+                "{}: empties 1..=60 and shallow depth 0..={MAX_ENDGAME_SHALLOW}",
+                context()
+            );
+            ensure!(
+                slope > 0.2 && slope < 5.0 && sigma > 0.0 && sigma < 64.0 && intercept.abs() < 64.0,
+                "{}: implausible statistics",
+                context()
+            );
+            if rows.last().is_none_or(|row| row.0 != empties) {
+                ensure!(
+                    rows.last().is_none_or(|row| row.0 < empties),
+                    "{}: empties must ascend",
+                    context()
+                );
+                rows.push((empties, [None; MAX_ENDGAME_SHALLOW as usize + 1]));
+            }
+            let row = &mut rows.last_mut().expect("just pushed").1;
+            row[shallow as usize] = Some(Cut {
+                shallow,
+                slope: slope as f32,
+                intercept: (intercept * UNITS_PER_DISC as f64) as f32,
+                sigma: (sigma * UNITS_PER_DISC as f64) as f32,
+            });
+        }
+        ensure!(!rows.is_empty(), "endgame probcut statistics: no records");
+        Ok(EndgameCuts { rows })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,6 +309,40 @@ mod tests {
                     cut.is_some(),
                     "no statistics at {empties} empties, depth {depth}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn endgame_records_parse_and_bad_ones_are_rejected() {
+        let cuts =
+            EndgameCuts::parse("# c\n14 2 1.1 1.2 9.0 1000\n20 2 1.0 -0.5 6.0 120 # x\n").unwrap();
+        let cut = cuts.get(14, 2).unwrap();
+        assert!((cut.slope - 1.1).abs() < 1e-6 && (cut.sigma - 900.0).abs() < 1e-3);
+        // The largest measured empties count not above the asked one.
+        assert!((cuts.get(19, 2).unwrap().sigma - 900.0).abs() < 1e-3);
+        assert!((cuts.get(30, 2).unwrap().intercept + 50.0).abs() < 1e-3);
+        assert_eq!(cuts.get(13, 2), None);
+        assert_eq!(cuts.get(20, 3), None);
+        for bad in [
+            "",
+            "14 2 1.1 1.2 9.0\n",
+            "14 9 1.1 1.2 9.0 10\n",
+            "14 2 1.1 1.2 -9.0 10\n",
+            "20 2 1.1 1.2 9.0 10\n14 2 1.1 1.2 9.0 10\n",
+            "14 x 1.1 1.2 9.0 10\n",
+        ] {
+            assert!(EndgameCuts::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn shipped_endgame_statistics_cover_every_shallow_depth_from_14_empties() {
+        let cuts = EndgameCuts::shipped();
+        for empties in 14..=60 {
+            for shallow in 0..=MAX_ENDGAME_SHALLOW {
+                let cut = cuts.get(empties, shallow);
+                assert!(cut.is_some_and(|c| c.shallow == shallow && c.sigma > 0.0));
             }
         }
     }

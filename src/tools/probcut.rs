@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! tsuru probcut --wthor ../shared/data/wthor --positions 1500 --out src/eval/probcut.txt
+//! tsuru probcut --endgame tests/fixtures/eval-validation.txt --out src/eval/probcut-endgame.txt
 //! ```
 //!
 //! Positions come from WTHOR games (a fixed, seeded choice of game and move number, spread
@@ -9,6 +10,9 @@
 //! [`MAX_DEPTH`] (less than its empties); for each stage and depth `d` the values at `d` are
 //! regressed on those at `shallow_depth(d)` by least squares, and the deviation of the
 //! residuals is `sigma`. The output is the statistics file of [`crate::search::probcut`].
+//!
+//! With `--endgame`, the statistics of the solver's selective passes instead: the exact values
+//! of a validation set regressed on shallow searches (see [`run_endgame`]).
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -20,13 +24,18 @@ use super::{flag_pairs, whole_number};
 use crate::board::Board;
 use crate::eval::pattern::stage_of;
 use crate::rng::Rng;
-use crate::search::probcut::{shallow_depth, ProbCutTable, MAX_DEPTH, MIN_DEPTH};
+use crate::search::endgame::EndgameSolver;
+use crate::search::probcut::{
+    shallow_depth, EndgameCuts, ProbCutTable, MAX_DEPTH, MAX_ENDGAME_SHALLOW, MIN_DEPTH,
+};
 use crate::search::{Depth, Search, SearchLimits};
+use crate::tools::train::read_validation;
 use crate::training::games::read_wthor_folder;
 
 /// The usage line shown by `--help`.
 pub const USAGE: &str =
-    "probcut [--wthor DIR] [--positions N] [--stages N] [--seed S] [--threads N] [--out FILE]";
+    "probcut [--wthor DIR] [--positions N] [--stages N] [--seed S] [--threads N] \
+[--out FILE] | probcut --endgame VALIDATION_FILE [--threads N] [--out FILE]";
 
 /// Fewest pairs a stage and depth needs for its statistics to be written.
 const MIN_SAMPLES: usize = 30;
@@ -38,12 +47,16 @@ struct Options {
     seed: u64,
     threads: usize,
     out: Option<PathBuf>,
+    endgame: Option<PathBuf>,
 }
 
 /// Runs the tool.
 pub fn run(args: &[String]) -> Result<()> {
     let options = parse_args(args)?;
     let started = Instant::now();
+    if let Some(path) = &options.endgame {
+        return run_endgame(path, &options, started);
+    }
     let (games, _) = read_wthor_folder(&options.wthor)?;
     ensure!(!games.is_empty(), "no games in {}", options.wthor.display());
     let positions = choose_positions(&games, options.positions, options.seed);
@@ -160,6 +173,90 @@ fn depth_values(board: &Board) -> Vec<i32> {
     values
 }
 
+/// `--endgame FILE`: the exact values of a validation set (`<board> <score>` lines, as
+/// `tsuru train --make-validation` writes them) regressed on the shallow searches of the
+/// endgame solver ([`EndgameSolver::shallow_value`]) at every depth up to
+/// [`MAX_ENDGAME_SHALLOW`], per number of empties; prints or writes the statistics file of
+/// [`EndgameCuts`], with the mean nodes of each shallow search as a comment.
+fn run_endgame(path: &PathBuf, options: &Options, started: Instant) -> Result<()> {
+    let positions = read_validation(path)?;
+    ensure!(!positions.is_empty(), "no positions in {}", path.display());
+    let depths = MAX_ENDGAME_SHALLOW as usize + 1;
+    let chunk = positions.len().div_ceil(options.threads.max(1)).max(1);
+    // For every position, (value, nodes) at each shallow depth.
+    let searched: Vec<Vec<(i32, u64)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = positions
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    let mut solver = EndgameSolver::new(1);
+                    part.iter()
+                        .map(|(board, _)| {
+                            let mut board = board.clone();
+                            (0..depths as u32)
+                                .map(|depth| {
+                                    solver.reset_nodes();
+                                    let value = solver.shallow_value(&mut board, depth);
+                                    (value, solver.nodes())
+                                })
+                                .collect()
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a search thread panicked"))
+            .collect()
+    });
+    let mut empties: Vec<u32> = positions.iter().map(|(b, _)| b.empties()).collect();
+    empties.sort_unstable();
+    empties.dedup();
+    let mut text = format!(
+        "# Endgame ProbCut statistics of the shipped evaluation, written by\n\
+         # tsuru {}\n\
+         # from the exact values of {} positions in {}.\n\
+         # empties shallow slope intercept sigma samples   (intercept and sigma in discs)\n",
+        std::env::args().skip(1).collect::<Vec<_>>().join(" "),
+        positions.len(),
+        path.display()
+    );
+    for count in empties {
+        let set: Vec<(i32, &Vec<(i32, u64)>)> = positions
+            .iter()
+            .zip(&searched)
+            .filter(|((board, _), _)| board.empties() == count)
+            .map(|((_, exact), values)| (*exact, values))
+            .collect();
+        if set.len() < MIN_SAMPLES {
+            continue;
+        }
+        for depth in 0..depths {
+            let pairs: Vec<(f64, f64)> = set
+                .iter()
+                .map(|(exact, values)| (values[depth].0 as f64 / 100.0, *exact as f64))
+                .collect();
+            let nodes =
+                set.iter().map(|(_, values)| values[depth].1).sum::<u64>() / set.len() as u64;
+            let (slope, intercept, sigma) = regress(&pairs);
+            text.push_str(&format!(
+                "{count} {depth} {slope:.4} {intercept:.4} {sigma:.4} {}   # {nodes} nodes\n",
+                pairs.len()
+            ));
+        }
+    }
+    EndgameCuts::parse(&text).context("the statistics just measured do not parse")?;
+    match &options.out {
+        Some(path) => {
+            std::fs::write(path, &text).with_context(|| format!("writing {}", path.display()))?
+        }
+        None => print!("{text}"),
+    }
+    eprintln!("done in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
 /// Least squares `y = slope * x + intercept`; returns the residuals' deviation too.
 fn regress(pairs: &[(f64, f64)]) -> (f64, f64, f64) {
     let n = pairs.len() as f64;
@@ -185,6 +282,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         seed: 1,
         threads: 2,
         out: None,
+        endgame: None,
     };
     for (flag, value) in flag_pairs(args, USAGE)? {
         let number = || whole_number(flag, value);
@@ -195,6 +293,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--seed" => options.seed = number()?,
             "--threads" => options.threads = number()? as usize,
             "--out" => options.out = Some(PathBuf::from(value)),
+            "--endgame" => options.endgame = Some(PathBuf::from(value)),
             other => bail!("unexpected argument {other:?} (usage: tsuru {USAGE})"),
         }
     }

@@ -78,7 +78,16 @@ pub fn run(args: &[String]) -> Result<()> {
         solver.reset_nodes();
         let clock = Instant::now();
         let solution = solver
-            .solve(&mut board, mode, &stop)
+            .solve_reporting(&mut board, mode, &stop, &mut |pass| {
+                log::info!(
+                    "#{number} {}%: {} {:+} after {} nodes, {:.3} s",
+                    pass.percent,
+                    pass.solution.best,
+                    pass.solution.score,
+                    pass.solution.nodes,
+                    clock.elapsed().as_secs_f64()
+                )
+            })
             .context("the solver was stopped")?;
         let seconds = clock.elapsed().as_secs_f64();
         let nodes = solver.nodes();
