@@ -322,10 +322,17 @@ impl Search {
             let out_of_time = result.is_some() && self.past_soft_deadline(limits);
             if !self.stopped && !out_of_time {
                 let mut probable = None;
+                // The solver counts its own nodes: what is left of the limit is its share.
+                let solver_limit = self.node_limit.saturating_sub(self.nodes);
+                self.solver.set_node_limit(solver_limit);
                 let solved = self.solve_root(&mut board, mode, multi_pv, stop, &mut |info| {
                     on_info(info);
                     probable = Some(info.clone());
                 });
+                self.solver.set_node_limit(u64::MAX);
+                if self.solver.was_stopped() {
+                    self.stopped = true;
+                }
                 if let Some(info) = solved {
                     on_info(&info);
                     return self.result_from(info, true);
@@ -402,8 +409,8 @@ impl Search {
         }
     }
 
-    /// Solves the root with the endgame solver, reporting its selective passes (single-PV
-    /// only) through `on_probable`; `None` if stopped.
+    /// Solves the root with the endgame solver, reporting the selective passes of an exact
+    /// single-PV solve through `on_probable`; `None` if stopped.
     fn solve_root(
         &mut self,
         board: &mut Board,
@@ -422,6 +429,11 @@ impl Search {
             let nodes_before = self.total_nodes();
             let solution = stop.run(|flag| {
                 self.solver.solve_reporting(board, mode, flag, &mut |pass| {
+                    // A probable win/loss/draw has no depth string of its own: only the
+                    // passes of an exact solve are shown.
+                    if mode != SolveMode::Exact {
+                        return;
+                    }
                     on_probable(&SearchInfo {
                         depth: Depth::Probable(pass.percent),
                         lines: vec![PvLine {

@@ -342,3 +342,83 @@ fn probcut_prunes_and_stays_close_to_the_full_search() {
     // below one deviation. (Measured: 2.2 discs, 17 of 24 moves the same, 3.3x fewer nodes.)
     assert!(error < 3.0, "mean score difference {error:.2} discs");
 }
+
+#[test]
+fn a_solve_reports_probable_passes_and_a_stopped_one_answers_with_the_last() {
+    // FFO #40: Black to move with 20 empties; A2 wins by 38.
+    let board = tsuru::board::notation::parse_board(
+        "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X",
+    )
+    .unwrap();
+    let limits = SearchLimits::for_level(14);
+    let mut search = Search::new(16);
+    let stop = AtomicBool::new(false);
+    let mut depths = Vec::new();
+    let result = search.iterate(&board, &limits, &stop, &mut |info| depths.push(info.depth));
+    let probable: Vec<Depth> = [73, 87, 95, 99].map(Depth::Probable).to_vec();
+    let mut expected: Vec<Depth> = (1..=4).map(Depth::Plies).collect();
+    expected.extend(probable.iter().copied());
+    expected.push(Depth::Exact);
+    assert_eq!(depths, expected);
+    assert_eq!(result.depth, Depth::Exact);
+    assert_eq!(result.score, Score::from_discs(38));
+    assert!(result.completed);
+    assert_eq!(Depth::Probable(95).to_string(), "95%");
+
+    // Raising the stop flag when the 87 % pass is reported ends the solve there: its answer
+    // stands, marked as not completed.
+    search.clear();
+    let result = search.iterate(&board, &limits, &stop, &mut |info| {
+        if info.depth == Depth::Probable(87) {
+            stop.store(true, Ordering::SeqCst);
+        }
+    });
+    assert_eq!(result.depth, Depth::Probable(87));
+    assert!(!result.completed);
+    assert!(board.is_legal(result.best));
+    assert_eq!(result.pv.first(), Some(&result.best));
+}
+
+#[test]
+fn a_node_limit_stops_midgame_searches_and_solves() {
+    let mut rng = Rng::new(71);
+    let mut search = Search::new(16);
+    let limit = 200_000;
+    // Every few thousand nodes the limit is checked; a selective pass's shallow searches run
+    // between checks, so allow that much over.
+    let slack = 40_000;
+    for (plies, level) in [(20, 60), (36, 20)] {
+        let board = loop {
+            let board = random_position(&mut rng, plies);
+            if board.has_legal_move() {
+                break board;
+            }
+        };
+        let limits = SearchLimits {
+            nodes: Some(limit),
+            depth: None,
+            ..SearchLimits::for_level(level)
+        };
+        let result = search_to(&mut search, &board, &limits);
+        assert!(!result.completed, "{} empties", board.empties());
+        assert!(
+            result.nodes >= limit && result.nodes < limit + slack,
+            "{}",
+            result.nodes
+        );
+        assert!(board.is_legal(result.best));
+        // Without the limit the same search goes on: the limit, not the depth, stopped it.
+        let deeper = SearchLimits {
+            nodes: Some(limit * 4),
+            ..limits
+        };
+        assert!(search_to(&mut search, &board, &deeper).nodes >= limit * 4);
+        if board.empties() <= 30 {
+            // The root is solved after midgame iterations to max(empties - 18, 4) plies; they
+            // stay under the limit, so it was the solver that the limit stopped.
+            let presolve = depth_limits(board.empties().saturating_sub(18).max(4));
+            search.clear();
+            assert!(search_to(&mut search, &board, &presolve).nodes < limit);
+        }
+    }
+}

@@ -119,6 +119,8 @@ pub struct EndgameSolver {
     tt: TranspositionTable,
     nodes: u64,
     next_poll: u64,
+    /// The search stops when `nodes` reaches this.
+    node_limit: u64,
     stopped: bool,
     /// The selective pass in progress (an index into [`SELECTIVE_LEVELS`]), `None` when exact.
     level: Option<usize>,
@@ -149,6 +151,7 @@ impl EndgameSolver {
             tt: TranspositionTable::new(hash_mb),
             nodes: 0,
             next_poll: POLL_INTERVAL,
+            node_limit: u64::MAX,
             stopped: false,
             level: None,
             cuts: EndgameCuts::shipped(),
@@ -168,6 +171,12 @@ impl EndgameSolver {
     /// Nodes searched since creation or the last [`EndgameSolver::reset_nodes`].
     pub fn nodes(&self) -> u64 {
         self.nodes
+    }
+
+    /// Makes searches stop (as if by the flag) once [`EndgameSolver::nodes`] reaches `limit`;
+    /// `u64::MAX` lifts the limit.
+    pub fn set_node_limit(&mut self, limit: u64) {
+        self.node_limit = limit;
     }
 
     /// Restarts the node count.
@@ -328,15 +337,25 @@ impl EndgameSolver {
             (SolveMode::Exact, Some(guess)) => ((guess - 3).max(low), (guess + 3).min(high)),
             _ => (low, high),
         };
+        // After a failure the value's side is searched from the bound found; a second
+        // failure (only a selective pass, whose values may differ between windows, can fail
+        // twice) opens the full window, which cannot fail.
+        let mut failed = false;
         let (best, score) = loop {
             let (best, score) = self.root_window(board, alpha, beta, hint, stop)?;
-            if score <= alpha && alpha > low {
-                (alpha, beta) = (low, score + 1);
-            } else if score >= beta && beta < high {
-                (alpha, beta) = (score - 1, high);
-            } else {
+            let fail_low = score <= alpha && alpha > low;
+            let fail_high = score >= beta && beta < high;
+            if !fail_low && !fail_high {
                 break (best, score);
             }
+            (alpha, beta) = if failed {
+                (low, high)
+            } else if fail_low {
+                (low, score + 1)
+            } else {
+                (score - 1, high)
+            };
+            failed = true;
         };
         let score = clip(score, mode);
         let mut pv = vec![Move::Play(best)];
@@ -503,7 +522,7 @@ impl EndgameSolver {
     fn poll(&mut self, stop: &AtomicBool) -> bool {
         if self.nodes >= self.next_poll {
             self.next_poll = self.nodes + POLL_INTERVAL;
-            if stop.load(Ordering::Relaxed) {
+            if stop.load(Ordering::Relaxed) || self.nodes >= self.node_limit {
                 self.stopped = true;
             }
         }

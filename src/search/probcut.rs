@@ -138,11 +138,7 @@ impl ProbCutTable {
             let stage: usize = words[0].parse().with_context(context)?;
             let depth: u32 = words[1].parse().with_context(context)?;
             let shallow: u32 = words[2].parse().with_context(context)?;
-            let numbers: Vec<f64> = words[3..6]
-                .iter()
-                .map(|w| w.parse::<f64>())
-                .collect::<std::result::Result<_, _>>()
-                .with_context(context)?;
+            let (slope, intercept, sigma) = parse_fit(&words[3..6]).with_context(context)?;
             ensure!(stage < table.stages, "{}: no stage {stage}", context());
             ensure!(
                 (MIN_DEPTH..=MAX_DEPTH).contains(&depth),
@@ -155,16 +151,27 @@ impl ProbCutTable {
                 context(),
                 shallow_depth(depth)
             );
-            let (slope, intercept, sigma) = (numbers[0], numbers[1], numbers[2]);
-            ensure!(
-                slope > 0.2 && slope < 5.0 && sigma > 0.0 && sigma < 64.0 && intercept.abs() < 64.0,
-                "{}: implausible statistics",
-                context()
-            );
             table.set(stage, depth, slope, intercept, sigma);
         }
         table.context("probcut statistics: no `stages N` line")
     }
+}
+
+/// The `slope intercept sigma` fields of a record (intercept and sigma in discs), checked to
+/// be plausible.
+fn parse_fit(words: &[&str]) -> Result<(f64, f64, f64)> {
+    let numbers: Vec<f64> = words
+        .iter()
+        .map(|w| w.parse::<f64>())
+        .collect::<std::result::Result<_, _>>()?;
+    let [slope, intercept, sigma] = numbers[..] else {
+        bail!("expected slope, intercept and sigma");
+    };
+    ensure!(
+        slope > 0.2 && slope < 5.0 && sigma > 0.0 && sigma < 64.0 && intercept.abs() < 64.0,
+        "implausible statistics"
+    );
+    Ok((slope, intercept, sigma))
 }
 
 /// The shipped endgame statistics, measured by `tsuru probcut --endgame` on the exact values
@@ -221,20 +228,10 @@ impl EndgameCuts {
             ensure!(words.len() == 6, "{}: expected 6 fields", context());
             let empties: u32 = words[0].parse().with_context(context)?;
             let shallow: u32 = words[1].parse().with_context(context)?;
-            let numbers: Vec<f64> = words[2..5]
-                .iter()
-                .map(|w| w.parse::<f64>())
-                .collect::<std::result::Result<_, _>>()
-                .with_context(context)?;
-            let (slope, intercept, sigma) = (numbers[0], numbers[1], numbers[2]);
+            let (slope, intercept, sigma) = parse_fit(&words[2..5]).with_context(context)?;
             ensure!(
                 (1..=60).contains(&empties) && shallow <= MAX_ENDGAME_SHALLOW,
                 "{}: empties 1..=60 and shallow depth 0..={MAX_ENDGAME_SHALLOW}",
-                context()
-            );
-            ensure!(
-                slope > 0.2 && slope < 5.0 && sigma > 0.0 && sigma < 64.0 && intercept.abs() < 64.0,
-                "{}: implausible statistics",
                 context()
             );
             if rows.last().is_none_or(|row| row.0 != empties) {

@@ -114,14 +114,7 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     // The file must read back as written.
     ProbCutTable::parse(&text).context("the statistics just measured do not parse")?;
-    match &options.out {
-        Some(path) => {
-            std::fs::write(path, &text).with_context(|| format!("writing {}", path.display()))?
-        }
-        None => print!("{text}"),
-    }
-    eprintln!("done in {:.1} s", started.elapsed().as_secs_f64());
-    Ok(())
+    write_out(&text, &options, started)
 }
 
 /// `count` positions from `games`: for each, a target number of empties spread evenly over
@@ -247,9 +240,14 @@ fn run_endgame(path: &PathBuf, options: &Options, started: Instant) -> Result<()
         }
     }
     EndgameCuts::parse(&text).context("the statistics just measured do not parse")?;
+    write_out(&text, options, started)
+}
+
+/// Writes the statistics to `--out`, or else to stdout.
+fn write_out(text: &str, options: &Options, started: Instant) -> Result<()> {
     match &options.out {
         Some(path) => {
-            std::fs::write(path, &text).with_context(|| format!("writing {}", path.display()))?
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?
         }
         None => print!("{text}"),
     }
