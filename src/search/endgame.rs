@@ -33,7 +33,8 @@
 //! validation set regressed on shallow searches). Each pass is centred on the previous
 //! pass's score, and its table entries (tagged with the pass's level, so that a more
 //! confident pass never takes them as proven) order the next. The exact pass is unchanged, so
-//! its result is as exact as ever. Measured (`tsuru solve tests/fixtures/fforum-40-59.obf`):
+//! its result is as exact as ever. Measured (`tsuru solve tests/fixtures/fforum-40-59.obf
+//! --hash 64`):
 //! #45-#49 from 2076 M nodes to 1081 M, #40-#44 from 152 M to 95 M, and FFO #20-#39 from 136
 //! M to 115 M (roots from 18 empties). One 73 % pass alone did as well on node counts, but
 //! the four passes give a GUI a probable answer early, and each cost little.
