@@ -330,9 +330,6 @@ impl Search {
                     probable = Some(info.clone());
                 });
                 self.solver.set_node_limit(u64::MAX);
-                if self.solver.was_stopped() {
-                    self.stopped = true;
-                }
                 if let Some(info) = solved {
                     on_info(&info);
                     return self.result_from(info, true);

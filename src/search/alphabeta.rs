@@ -278,13 +278,7 @@ impl Search {
             }
         }
         if self.use_table {
-            let bound = if best <= original_alpha {
-                Bound::Upper
-            } else if best >= beta {
-                Bound::Lower
-            } else {
-                Bound::Exact
-            };
+            let bound = Bound::of_result(best, original_alpha, beta);
             self.tt.store(hash, depth as u8, bound, best, best_square);
         }
         best

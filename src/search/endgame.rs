@@ -508,14 +508,8 @@ impl EndgameSolver {
         beta: i32,
         square: Option<Square>,
     ) {
-        let bound = if best <= alpha {
-            Bound::Upper
-        } else if best >= beta {
-            Bound::Lower
-        } else {
-            Bound::Exact
-        };
-        self.tt.store(hash, tag, bound, best, square);
+        self.tt
+            .store(hash, tag, Bound::of_result(best, alpha, beta), best, square);
     }
 
     /// Polls the stop flag every [`POLL_INTERVAL`] nodes.

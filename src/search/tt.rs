@@ -29,6 +29,21 @@ pub enum Bound {
     Exact,
 }
 
+impl Bound {
+    /// What a fail-soft search result `best` within the window `(alpha, beta)` means: an
+    /// upper bound at or below alpha, a lower bound at or above beta, else exact.
+    #[inline]
+    pub fn of_result(best: i32, alpha: i32, beta: i32) -> Bound {
+        if best <= alpha {
+            Bound::Upper
+        } else if best >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        }
+    }
+}
+
 /// One stored result.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Entry {

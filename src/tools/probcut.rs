@@ -67,17 +67,12 @@ pub fn run(args: &[String]) -> Result<()> {
     );
 
     // Every position's root value at each depth (index = depth), searched in parallel.
-    let chunk = positions.len().div_ceil(options.threads.max(1)).max(1);
-    let values: Vec<Vec<i32>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = positions
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(depth_values).collect::<Vec<_>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a search thread panicked"))
-            .collect()
-    });
+    let values: Vec<Vec<i32>> = in_parallel(
+        &positions,
+        options.threads,
+        || (),
+        |_, board| depth_values(board),
+    );
 
     let mut table = ProbCutTable::empty(options.stages);
     let mut text = format!(
@@ -175,34 +170,22 @@ fn run_endgame(path: &PathBuf, options: &Options, started: Instant) -> Result<()
     let positions = read_validation(path)?;
     ensure!(!positions.is_empty(), "no positions in {}", path.display());
     let depths = MAX_ENDGAME_SHALLOW as usize + 1;
-    let chunk = positions.len().div_ceil(options.threads.max(1)).max(1);
     // For every position, (value, nodes) at each shallow depth.
-    let searched: Vec<Vec<(i32, u64)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = positions
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    let mut solver = EndgameSolver::new(1);
-                    part.iter()
-                        .map(|(board, _)| {
-                            let mut board = board.clone();
-                            (0..depths as u32)
-                                .map(|depth| {
-                                    solver.reset_nodes();
-                                    let value = solver.shallow_value(&mut board, depth);
-                                    (value, solver.nodes())
-                                })
-                                .collect()
-                        })
-                        .collect::<Vec<_>>()
+    let searched: Vec<Vec<(i32, u64)>> = in_parallel(
+        &positions,
+        options.threads,
+        || EndgameSolver::new(1),
+        |solver, (board, _)| {
+            let mut board = board.clone();
+            (0..depths as u32)
+                .map(|depth| {
+                    solver.reset_nodes();
+                    let value = solver.shallow_value(&mut board, depth);
+                    (value, solver.nodes())
                 })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a search thread panicked"))
-            .collect()
-    });
+                .collect()
+        },
+    );
     let mut empties: Vec<u32> = positions.iter().map(|(b, _)| b.empties()).collect();
     empties.sort_unstable();
     empties.dedup();
@@ -241,6 +224,35 @@ fn run_endgame(path: &PathBuf, options: &Options, started: Instant) -> Result<()
     }
     EndgameCuts::parse(&text).context("the statistics just measured do not parse")?;
     write_out(&text, options, started)
+}
+
+/// `job` applied to every item, in order, on `threads` threads over fixed chunks; each
+/// thread keeps its own state from `start`.
+fn in_parallel<T: Sync, S, R: Send>(
+    items: &[T],
+    threads: usize,
+    start: impl Fn() -> S + Sync,
+    job: impl Fn(&mut S, &T) -> R + Sync,
+) -> Vec<R> {
+    let chunk = items.len().div_ceil(threads.max(1)).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| {
+                let (start, job) = (&start, &job);
+                scope.spawn(move || {
+                    let mut state = start();
+                    part.iter()
+                        .map(|item| job(&mut state, item))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a search thread panicked"))
+            .collect()
+    })
 }
 
 /// Writes the statistics to `--out`, or else to stdout.
