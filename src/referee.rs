@@ -299,16 +299,25 @@ impl GameReport {
     }
 }
 
-/// Plays the match; calls `on_game` on the calling thread as each game ends (in order of
-/// completion) and returns every report in schedule order. Protocols not given are detected
-/// first; an engine that cannot be started or identified is an error before any game.
+/// Plays the games of the match whose schedule numbers are not in `done` (those an earlier,
+/// interrupted run finished); calls `on_game` on the calling thread as each game ends (in
+/// order of completion) and returns the reports of the games played, in schedule order.
+/// Protocols not given are detected first; an engine that cannot be started or identified is
+/// an error before any game.
 pub fn run_match(
     config: &MatchConfig,
     log: &EngineLog,
+    done: &[usize],
     mut on_game: impl FnMut(&GameReport),
 ) -> Result<Vec<GameReport>> {
     if config.openings.is_empty() {
         bail!("no openings to play");
+    }
+    let schedule: Vec<usize> = (0..config.games)
+        .filter(|index| !done.contains(index))
+        .collect();
+    if schedule.is_empty() {
+        return Ok(Vec::new());
     }
     let mut protocols = [Protocol::Gtp; 2];
     for (slot, spec) in protocols.iter_mut().zip(&config.engines) {
@@ -323,21 +332,18 @@ pub fn run_match(
     }
     let next = AtomicUsize::new(0);
     let (sender, receiver) = mpsc::channel::<GameReport>();
-    let workers = config.concurrency.clamp(1, config.games.max(1));
-    let mut reports = Vec::with_capacity(config.games);
+    let workers = config.concurrency.clamp(1, schedule.len());
+    let mut reports = Vec::with_capacity(schedule.len());
     std::thread::scope(|scope| -> Result<()> {
         for worker in 0..workers {
             let sender = sender.clone();
             let next = &next;
+            let schedule = &schedule;
             std::thread::Builder::new()
                 .name(format!("match-worker-{worker}"))
                 .spawn_scoped(scope, move || {
                     let mut players: [Option<Box<dyn Player>>; 2] = [None, None];
-                    loop {
-                        let index = next.fetch_add(1, Ordering::SeqCst);
-                        if index >= config.games {
-                            break;
-                        }
+                    while let Some(&index) = schedule.get(next.fetch_add(1, Ordering::SeqCst)) {
                         let report = play_scheduled(config, &protocols, log, index, &mut players);
                         if sender.send(report).is_err() {
                             break;

@@ -360,6 +360,111 @@ fn faulty_engines_lose_with_the_reason_and_the_match_goes_on() {
 }
 
 #[test]
+fn an_interrupted_match_resumes_where_it_stopped() {
+    // Depth-1 tsuru is deterministic, so a match cut after two games and resumed must end
+    // with the same games and the same table as one played straight through.
+    let gtp_engine = format!("gtp={TSURU} --gtp --depth 1");
+    let nboard_engine = format!("nboard={TSURU} --depth 1");
+    let args = [
+        "--engine",
+        &gtp_engine,
+        "--engine",
+        &nboard_engine,
+        "--games",
+        "4",
+        "--seed",
+        "5",
+    ];
+    let whole = out_dir("whole");
+    let output = run_match(&whole, &args);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let straight = text(&output.stdout);
+    let lines = std::fs::read_to_string(whole.join("games.txt")).unwrap();
+    let records = std::fs::read_to_string(whole.join("games.ggf")).unwrap();
+
+    // The interruption: two games finished, the third game's line cut short.
+    let cut = out_dir("cut");
+    std::fs::create_dir_all(&cut).unwrap();
+    let kept: Vec<&str> = lines.lines().take(2).collect();
+    let partial = &lines.lines().nth(2).unwrap()[..20];
+    std::fs::write(
+        cut.join("games.txt"),
+        format!("{}\n{partial}", kept.join("\n")),
+    )
+    .unwrap();
+    let kept_records: Vec<&str> = records.lines().take(3).collect();
+    std::fs::write(cut.join("games.ggf"), kept_records.join("\n")).unwrap();
+    let mut resumed_args = args.to_vec();
+    resumed_args.push("--resume");
+    let output = run_match(&cut, &resumed_args);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("4 games (2 already played)"), "{stderr}");
+    assert_eq!(text(&output.stdout), straight);
+    let played = read_games(&cut, 4);
+    for (game, line) in played.iter().zip(lines.lines()) {
+        assert_eq!(game.line, line);
+        check_finished(game);
+    }
+    // Resuming a finished match plays nothing and gives the same table again.
+    let output = run_match(&cut, &resumed_args);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), straight);
+    assert_eq!(read_games(&cut, 4).len(), 4);
+
+    // Another schedule (a different seed) or other engines do not resume these games.
+    let mut other_seed = resumed_args.clone();
+    other_seed[7] = "6";
+    let output = run_match(&cut, &other_seed);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("was not played as this match schedules it"),
+        "{}",
+        text(&output.stderr)
+    );
+    let renamed = format!("other={TSURU} --depth 1");
+    let mut other_engine = resumed_args.clone();
+    other_engine[3] = &renamed;
+    let output = run_match(&cut, &other_engine);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        lines,
+        std::fs::read_to_string(cut.join("games.txt")).unwrap()
+    );
+    std::fs::remove_dir_all(&whole).unwrap();
+    std::fs::remove_dir_all(&cut).unwrap();
+}
+
+#[test]
+fn forfeits_survive_a_resumed_match() {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/engines/faulty.sh"
+    );
+    let dir = out_dir("resume-forfeit");
+    let fake = format!("fake=bash {script} illegal");
+    let tsuru = format!("tsuru={TSURU} --gtp --depth 1");
+    let mut args = vec!["--engine", &fake, "--engine", &tsuru, "--games", "2"];
+    let output = run_match(&dir, &args);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    args.extend(["--games", "4", "--resume"]);
+    let output = run_match(&dir, &args);
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
+    assert_eq!(row(&stdout, "fake"), [4, 0, 0, 4, -256], "{stdout}");
+    for game in 1..=4 {
+        assert!(
+            stdout.contains(&format!(
+                "  game {game}: fake lost by illegal move: played D4 in "
+            )),
+            "{stdout}"
+        );
+    }
+    assert_eq!(read_games(&dir, 4).len(), 4);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn bad_arguments_and_engines_that_cannot_start_are_errors() {
     let dir = out_dir("bad");
     for (args, message) in [

@@ -10,6 +10,11 @@
 //! players, result, reason) and `engines.log` (every line sent to and received from each
 //! engine, and their stderr). Progress goes to stderr; the result table to stdout and to
 //! `results.txt`.
+//!
+//! `--resume` continues a match that was stopped: the games listed in `games.txt` count as
+//! played (their lines are checked against the schedule: number, opening, colours), the
+//! others are played, and the table covers them all. A long match, such as 100 games against
+//! GRhino's strongest level, can so be played in several sittings.
 
 use std::fmt::Write as _;
 use std::fs::File;
@@ -26,7 +31,7 @@ use crate::referee::{self, EngineLog, EngineSpec, GameReport, Limits, MatchConfi
 /// The usage line shown by `--help`.
 pub const USAGE: &str = "match --engine NAME=CMD --engine NAME=CMD [--protocol NAME=gtp|nboard] \
 [--openings FILE] [--games N] [--seed S] [--depth D | --move-time S | --time-per-game S] \
-[--timeout S] [--margin S] [--concurrency K] [--out DIR]";
+[--timeout S] [--margin S] [--concurrency K] [--out DIR] [--resume]";
 
 /// `tsuru match --help`.
 const HELP: &str = "\
@@ -45,6 +50,9 @@ Options of tsuru match:
   --timeout S              longest wait when no clock applies (default 300)
   --concurrency K          games played at once (default 1)
   --out DIR                games.ggf, games.txt, results.txt, engines.log (default match-out)
+  --resume                 continue the interrupted match in --out: keep its finished games
+                           (games.txt) and play the rest of the schedule; give the same
+                           engines, openings, --games and --seed
 ";
 
 /// Everything `tsuru match` was asked to do.
@@ -57,6 +65,7 @@ struct Options {
     limits: Limits,
     concurrency: usize,
     out: PathBuf,
+    resume: bool,
 }
 
 /// Runs the tool: plays the match, prints the table; errors on bad arguments or when an
@@ -88,31 +97,52 @@ pub fn run(args: &[String]) -> Result<()> {
 
     std::fs::create_dir_all(&options.out)
         .with_context(|| format!("creating {}", options.out.display()))?;
-    let create = |name: &str| -> Result<File> {
-        let path = options.out.join(name);
-        File::create(&path).with_context(|| format!("creating {}", path.display()))
+    let earlier = if options.resume {
+        resume_files(&options.out, &config)?
+    } else {
+        Vec::new()
     };
-    let log = EngineLog::new(Box::new(create("engines.log")?));
-    let mut ggf_file = create("games.ggf")?;
-    let mut games_file = create("games.txt")?;
+    let open = |name: &str| -> Result<File> {
+        let path = options.out.join(name);
+        std::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .append(options.resume)
+            .truncate(!options.resume)
+            .open(&path)
+            .with_context(|| format!("opening {}", path.display()))
+    };
+    let log = EngineLog::new(Box::new(open("engines.log")?));
+    let mut ggf_file = open("games.ggf")?;
+    let mut games_file = open("games.txt")?;
     let names = [
         config.engines[0].name.clone(),
         config.engines[1].name.clone(),
     ];
     eprintln!(
-        "match: {} vs {}, {} games, {}, openings seed {}; output in {}",
+        "match: {} vs {}, {} games{}, {}, openings seed {}; output in {}",
         names[0],
         names[1],
         config.games,
+        if earlier.is_empty() {
+            String::new()
+        } else {
+            format!(" ({} already played)", earlier.len())
+        },
         describe_limits(&config.limits),
         options.seed,
         options.out.display()
     );
 
     let mut tallies = [Tally::default(); 2];
-    let mut done = 0;
+    for game in &earlier {
+        tallies[0].add(game.disc_diff(0));
+        tallies[1].add(game.disc_diff(1));
+    }
+    let mut done = earlier.len();
     let mut write_error = None;
-    let reports = referee::run_match(&config, &log, |report| {
+    let played: Vec<usize> = earlier.iter().map(|game| game.index).collect();
+    let reports = referee::run_match(&config, &log, &played, |report| {
         done += 1;
         tallies[0].add(report.disc_diff(0));
         tallies[1].add(report.disc_diff(1));
@@ -136,11 +166,173 @@ pub fn run(args: &[String]) -> Result<()> {
     if let Some(err) = write_error {
         bail!("writing the game files in {}: {err}", options.out.display());
     }
-    let table = results_table(&config, &reports);
+    let mut finished = earlier;
+    finished.extend(reports.iter().map(Finished::of));
+    finished.sort_by_key(|game| game.index);
+    let table = results_table(&config, &finished);
     print!("{table}");
     std::io::stdout().flush()?;
-    create("results.txt")?.write_all(table.as_bytes())?;
+    File::create(options.out.join("results.txt"))
+        .and_then(|mut file| file.write_all(table.as_bytes()))
+        .with_context(|| format!("writing results.txt in {}", options.out.display()))?;
     Ok(())
+}
+
+/// A finished game as the results table needs it, from a report of this run or from a line
+/// of an earlier run's `games.txt`.
+#[derive(Clone, Debug, PartialEq)]
+struct Finished {
+    /// 0-based game number in the schedule.
+    index: usize,
+    /// Index into the match's openings.
+    opening: usize,
+    /// Which engine played Black.
+    black: usize,
+    /// Final disc difference for Black (a forfeit is +-64).
+    black_diff: i32,
+    /// The engine that forfeited, and why.
+    forfeit: Option<(usize, String)>,
+}
+
+impl Finished {
+    fn of(report: &GameReport) -> Finished {
+        Finished {
+            index: report.index,
+            opening: report.opening,
+            black: report.black,
+            black_diff: report.outcome.black_diff,
+            forfeit: report
+                .outcome
+                .fault
+                .as_ref()
+                .map(|(color, fault)| (report.engine_of(*color), fault.to_string())),
+        }
+    }
+
+    /// Parses a line written by [`game_line`] and checks it against the schedule of `config`.
+    fn parse(line: &str, config: &MatchConfig) -> Result<Finished> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        ensure!(
+            words.len() >= 6 && words[0] == "game",
+            "not a game line: {line:?}"
+        );
+        let number: usize = words[1]
+            .parse()
+            .with_context(|| format!("no game number in {line:?}"))?;
+        ensure!(
+            (1..=config.games).contains(&number),
+            "game {number} is not in a match of {} games",
+            config.games
+        );
+        let index = number - 1;
+        let (opening, black) = schedule_of(index, config);
+        let names = [&config.engines[0].name, &config.engines[1].name];
+        ensure!(
+            words[2] == config.openings[opening].name
+                && words[3] == format!("black={}", names[black])
+                && words[4] == format!("white={}", names[1 - black]),
+            "game {number} was not played as this match schedules it ({line:?}): give the \
+             same engines, openings and --seed"
+        );
+        let black_diff = match words[5] {
+            "draw" => 0,
+            result => {
+                let (sign, value) = match result.split_at_checked(2) {
+                    Some(("B+", value)) => (1, value),
+                    Some(("W+", value)) => (-1, value),
+                    _ => bail!("no result in {line:?}"),
+                };
+                let value: i32 = value
+                    .parse()
+                    .with_context(|| format!("no result in {line:?}"))?;
+                ensure!((1..=64).contains(&value), "no result in {line:?}");
+                sign * value
+            }
+        };
+        let forfeit = match line.split_once("  forfeit: ") {
+            None => None,
+            Some((_, reason)) => {
+                let (loser, rest) = reason
+                    .split_once(' ')
+                    .with_context(|| format!("no loser in {line:?}"))?;
+                let engine = names
+                    .iter()
+                    .position(|name| name.as_str() == loser)
+                    .with_context(|| format!("no loser in {line:?}"))?;
+                let reason = rest.split_once(": ").map_or(rest, |(_, reason)| reason);
+                Some((engine, reason.to_string()))
+            }
+        };
+        Ok(Finished {
+            index,
+            opening,
+            black,
+            black_diff,
+            forfeit,
+        })
+    }
+
+    /// The final disc difference from engine `engine`'s side.
+    fn disc_diff(&self, engine: usize) -> i32 {
+        if engine == self.black {
+            self.black_diff
+        } else {
+            -self.black_diff
+        }
+    }
+
+    /// Points scored by engine `engine`: 1 for a win, 0.5 for a draw, 0 for a loss.
+    fn points(&self, engine: usize) -> f64 {
+        match self.disc_diff(engine).signum() {
+            1 => 1.0,
+            0 => 0.5,
+            _ => 0.0,
+        }
+    }
+}
+
+/// The opening and the engine playing Black of game `index` (as the referee schedules them).
+fn schedule_of(index: usize, config: &MatchConfig) -> (usize, usize) {
+    ((index / 2) % config.openings.len(), index % 2)
+}
+
+/// Reads the finished games of an interrupted match from `games.txt` in `out`, checks them
+/// against the schedule, and rewrites `games.txt` and `games.ggf` without a line cut short
+/// by the interruption, so that new games can be appended.
+fn resume_files(out: &std::path::Path, config: &MatchConfig) -> Result<Vec<Finished>> {
+    let complete_lines = |name: &str| -> Result<Vec<String>> {
+        let path = out.join(name);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(err) => return Err(err).with_context(|| format!("reading {}", path.display())),
+        };
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        if !text.is_empty() && !text.ends_with('\n') {
+            lines.pop();
+        }
+        Ok(lines)
+    };
+    let lines = complete_lines("games.txt")?;
+    let records = complete_lines("games.ggf")?;
+    let mut finished = Vec::with_capacity(lines.len());
+    for line in &lines {
+        let game = Finished::parse(line, config).context("in games.txt")?;
+        ensure!(
+            finished.iter().all(|f: &Finished| f.index != game.index),
+            "game {} is listed twice in games.txt",
+            game.index + 1
+        );
+        finished.push(game);
+    }
+    let rewrite = |name: &str, lines: &[String]| -> Result<()> {
+        let path = out.join(name);
+        let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+    };
+    rewrite("games.txt", &lines)?;
+    rewrite("games.ggf", &records[..records.len().min(lines.len())])?;
+    Ok(finished)
 }
 
 /// Points of a tally (a draw is half a point).
@@ -204,7 +396,7 @@ fn game_line(report: &GameReport, config: &MatchConfig) -> String {
 }
 
 /// The final table: per-engine totals, the Elo difference, forfeits, and split openings.
-fn results_table(config: &MatchConfig, reports: &[GameReport]) -> String {
+fn results_table(config: &MatchConfig, reports: &[Finished]) -> String {
     let names = [&config.engines[0].name, &config.engines[1].name];
     let width = names.iter().map(|n| n.len()).max().unwrap_or(6).max(6);
     let mut out = String::new();
@@ -237,11 +429,11 @@ fn results_table(config: &MatchConfig, reports: &[GameReport]) -> String {
     let forfeits: Vec<String> = reports
         .iter()
         .filter_map(|report| {
-            let (color, fault) = report.outcome.fault.as_ref()?;
-            let loser = names[report.engine_of(*color)];
+            let (loser, fault) = report.forfeit.as_ref()?;
             Some(format!(
-                "  game {}: {loser} lost by {fault}",
-                report.index + 1
+                "  game {}: {} lost by {fault}",
+                report.index + 1,
+                names[*loser]
             ))
         })
         .collect();
@@ -266,7 +458,7 @@ fn results_table(config: &MatchConfig, reports: &[GameReport]) -> String {
 }
 
 /// The openings whose two games each engine won once, with whether Black won both times.
-fn split_openings<'a>(config: &'a MatchConfig, reports: &[GameReport]) -> Vec<(&'a Opening, bool)> {
+fn split_openings<'a>(config: &'a MatchConfig, reports: &[Finished]) -> Vec<(&'a Opening, bool)> {
     let mut splits = Vec::new();
     for pair in reports.chunks(2) {
         if let [first, second] = pair {
@@ -274,10 +466,7 @@ fn split_openings<'a>(config: &'a MatchConfig, reports: &[GameReport]) -> Vec<(&
                 && first.points(0) + second.points(0) == 1.0
                 && first.points(0) != 0.5
             {
-                splits.push((
-                    &config.openings[first.opening],
-                    first.outcome.black_diff > 0,
-                ));
+                splits.push((&config.openings[first.opening], first.black_diff > 0));
             }
         }
     }
@@ -347,10 +536,16 @@ fn parse_args(args: &[String]) -> Result<Options> {
         limits: Limits::default(),
         concurrency: 1,
         out: PathBuf::from("match-out"),
+        resume: false,
     };
     let mut i = 0;
     while i < args.len() {
         let flag = args[i].as_str();
+        if flag == "--resume" {
+            options.resume = true;
+            i += 1;
+            continue;
+        }
         let value = args
             .get(i + 1)
             .with_context(|| format!("{flag} needs a value (usage: tsuru {USAGE})"));
