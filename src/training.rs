@@ -21,6 +21,7 @@
 
 pub mod fit;
 pub mod games;
+pub mod positions;
 pub mod selfplay;
 
 use std::sync::atomic::AtomicBool;
@@ -40,84 +41,314 @@ pub struct Sample {
     pub label: f32,
 }
 
-/// Samples split by stage.
-#[derive(Default)]
-pub struct Dataset {
-    /// `stages[s]` holds the samples of stage `s`.
-    pub stages: Vec<Vec<Sample>>,
+/// A position with its label: the discs, the side to move, and the label in discs for the
+/// side to move. This is what a positions file ([`positions`]) stores, so the expensive part
+/// of building a training set (the exact solves) is done once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Labelled {
+    /// Black's discs.
+    pub black: u64,
+    /// White's discs.
+    pub white: u64,
+    /// The side to move.
+    pub side: Color,
+    /// The label in discs, side to move's view.
+    pub label: i8,
+    /// Where the label comes from.
+    pub kind: LabelKind,
+    /// Whether this is the first labelled position of its game (positions are stored in
+    /// game order, so this marks where one game's positions end and the next one's begin).
+    pub game_start: bool,
 }
 
-impl Dataset {
-    /// An empty dataset with `stages` stages.
-    pub fn new(stages: usize) -> Dataset {
-        Dataset {
-            stages: vec![Vec::new(); stages],
-        }
+/// Where a label comes from (see the module doc), best first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LabelKind {
+    /// The exact value: solved, or the start position's known draw.
+    Exact,
+    /// The exact value of a later position of the game, recorded with the game (WTHOR's
+    /// perfect-play score at 24 empties, a self-play game's solve point).
+    Theoretical,
+    /// The game's final result.
+    Result,
+}
+
+impl Labelled {
+    /// The position as a board (no history); `None` if the discs overlap.
+    pub fn board(&self) -> Option<Board> {
+        Board::from_discs(self.black, self.white, self.side).ok()
     }
 
-    /// Number of samples.
-    pub fn len(&self) -> usize {
-        self.stages.iter().map(Vec::len).sum()
+    /// Empty squares of the position.
+    pub fn empties(&self) -> u32 {
+        64 - (self.black | self.white).count_ones()
     }
 
-    /// Whether there are no samples.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    fn push(&mut self, board: &Board, black_label: f32) {
-        if board.is_game_over() || board.must_pass() {
-            return;
-        }
-        let label = if board.side_to_move() == Color::Black {
-            black_label
+    /// The label from Black's side.
+    pub fn black_label(&self) -> i8 {
+        if self.side == Color::Black {
+            self.label
         } else {
-            -black_label
-        };
-        let stage = stage_of(board.empties(), self.stages.len());
-        self.stages[stage].push(Sample {
-            features: features(board),
-            label,
-        });
+            -self.label
+        }
     }
 
-    /// Adds the samples of one game (see the module doc for the labels). `solver` is used
-    /// when `solve_empties > 0`.
-    pub fn add_game(
-        &mut self,
-        game: &Game,
-        solve_empties: u32,
-        mut solver: Option<&mut EndgameSolver>,
-    ) {
-        let stop = AtomicBool::new(false);
-        let mut board = Board::start();
-        let result = f32::from(game.black_diff);
-        for &mv in &game.moves {
-            let mut label = match game.theoretical {
+    /// Sets the label from Black's side.
+    pub fn set_black_label(&mut self, black: i8) {
+        self.label = if self.side == Color::Black {
+            black
+        } else {
+            -black
+        };
+    }
+
+    /// The training sample of the position.
+    pub fn sample(&self) -> Option<Sample> {
+        let board = self.board()?;
+        Some(Sample {
+            features: features(&board),
+            label: f32::from(self.label),
+        })
+    }
+}
+
+/// Appends the labelled positions of one game to `out` (see the module doc for the labels),
+/// in game order. Positions where the side to move must pass, finished positions and those
+/// of a random opening are left out. `solver` is used when `solve_empties > 0`.
+pub fn label_game(
+    game: &Game,
+    solve_empties: u32,
+    mut solver: Option<&mut EndgameSolver>,
+    out: &mut Vec<Labelled>,
+) {
+    let stop = AtomicBool::new(false);
+    let mut board = Board::start();
+    let result = i32::from(game.black_diff);
+    let first = out.len();
+    for &mv in &game.moves {
+        let sample =
+            board.ply() >= game.first_sample && !board.is_game_over() && !board.must_pass();
+        if sample {
+            let (mut black_label, mut kind) = match game.theoretical {
                 // The start position is a draw with perfect play (Othello was weakly solved
                 // by Takizawa in 2023), whatever a game played from it ended in.
-                _ if board.ply() == 0 => 0.0,
-                Some((empties, value)) if board.empties() >= u32::from(empties) => f32::from(value),
-                _ => result,
+                _ if board.ply() == 0 => (0, LabelKind::Exact),
+                Some((empties, value)) if board.empties() >= u32::from(empties) => {
+                    (i32::from(value), LabelKind::Theoretical)
+                }
+                _ => (result, LabelKind::Result),
             };
-            if board.empties() <= solve_empties && !board.is_game_over() && !board.must_pass() {
+            if board.empties() <= solve_empties {
                 if let Some(solver) = solver.as_deref_mut() {
                     if let Some(value) = solver.search(&mut board, -64, 64, &stop) {
-                        let black = if board.side_to_move() == Color::Black {
+                        black_label = if board.side_to_move() == Color::Black {
                             value
                         } else {
                             -value
                         };
-                        label = black as f32;
+                        kind = LabelKind::Exact;
                     }
                 }
             }
-            if board.ply() >= game.first_sample {
-                self.push(&board, label);
+            let side = board.side_to_move();
+            let label = if side == Color::Black {
+                black_label
+            } else {
+                -black_label
+            };
+            out.push(Labelled {
+                black: board.discs(Color::Black),
+                white: board.discs(Color::White),
+                side,
+                label: label.clamp(-64, 64) as i8,
+                kind,
+                game_start: out.len() == first,
+            });
+        }
+        if board.play(mv).is_err() {
+            return;
+        }
+    }
+}
+
+/// Replaces every result label by the exact value of the first exactly solved position that
+/// follows it in its game (when there is one), side to move's view. A game's final result
+/// also counts the mistakes made after that position; the solved value does not, so it is
+/// the closer estimate of the earlier position's own value (the same reasoning that makes
+/// WTHOR's theoretical score the better label before 24 empties).
+pub fn relabel_results_by_solved(positions: &mut [Labelled]) {
+    let mut start = 0;
+    while start < positions.len() {
+        let end = (start + 1..positions.len())
+            .find(|&i| positions[i].game_start)
+            .unwrap_or(positions.len());
+        let game = &mut positions[start..end];
+        let solved = game
+            .iter()
+            .position(|p| p.kind == LabelKind::Exact && p.empties() < 60);
+        if let Some(solved) = solved {
+            let black_value = game[solved].black_label();
+            for position in &mut game[..solved] {
+                if position.kind == LabelKind::Result {
+                    position.set_black_label(black_value);
+                }
             }
-            if board.play(mv).is_err() {
-                return;
+        }
+        start = end;
+    }
+}
+
+/// Whether a position with `empties` empty squares trains stage `stage` of `stages` when
+/// each stage also takes the positions up to `window` plies beyond its own (0: only its own).
+/// A window gives a stage's rare pattern entries more samples from the neighbouring plies.
+pub fn trains_stage(empties: u32, stage: usize, stages: usize, window: u32) -> bool {
+    let low = stage_of(empties.saturating_add(window).min(60), stages);
+    let high = stage_of(empties.saturating_sub(window), stages);
+    (low..=high).contains(&stage)
+}
+
+/// The training samples of `stage` among `positions` (see [`trains_stage`]), in order.
+pub fn stage_samples(
+    positions: &[Labelled],
+    stage: usize,
+    stages: usize,
+    window: u32,
+) -> Vec<Sample> {
+    positions
+        .iter()
+        .filter(|p| trains_stage(p.empties(), stage, stages, window))
+        .filter_map(Labelled::sample)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{Move, Square};
+
+    fn game(moves: &str, black_diff: i8, theoretical: Option<(u8, i8)>) -> Game {
+        let mut board = Board::start();
+        let mut list = Vec::new();
+        for chunk in moves.as_bytes().chunks(2) {
+            let mv: Move = std::str::from_utf8(chunk).unwrap().parse().unwrap();
+            board.play(mv).unwrap();
+            list.push(mv);
+        }
+        Game {
+            moves: list,
+            black_diff,
+            theoretical,
+            first_sample: 0,
+        }
+    }
+
+    #[test]
+    fn labels_follow_the_side_to_move_and_the_best_source() {
+        let game = game("f5d6c3d3c4", 10, Some((57, -4)));
+        let mut out = Vec::new();
+        label_game(&game, 0, None, &mut out);
+        assert_eq!(out.len(), 5);
+        // The start position is a draw; 59 to 57 empties carry the theoretical -4 (Black's
+        // view); 56 empties the result +10.
+        let labels: Vec<i8> = out.iter().map(|p| p.label).collect();
+        assert_eq!(labels, vec![0, 4, -4, 4, 10]);
+        assert_eq!(out[1].side, Color::White);
+        assert_eq!(out[3].empties(), 57);
+        let board = out[3].board().unwrap();
+        assert_eq!(board.side_to_move(), Color::White);
+        assert_eq!(board.empties(), 57);
+    }
+
+    #[test]
+    fn solved_labels_are_exact() {
+        // A whole game (always the lowest legal square) recorded with a wrong result: the
+        // positions with 10 or fewer empties get their exact value instead.
+        let mut board = Board::start();
+        let mut moves = Vec::new();
+        while !board.is_game_over() {
+            let mv = if board.must_pass() {
+                Move::Pass
+            } else {
+                Move::Play(Square::from_lowest_bit(board.legal_moves()))
+            };
+            board.play(mv).unwrap();
+            moves.push(mv);
+        }
+        let game = Game {
+            moves,
+            black_diff: 64,
+            theoretical: None,
+            first_sample: 0,
+        };
+        let mut solver = EndgameSolver::new(1);
+        let mut out = Vec::new();
+        label_game(&game, 10, Some(&mut solver), &mut out);
+        let stop = AtomicBool::new(false);
+        // The start position is a draw whatever the record says.
+        assert_eq!(out[0].label, 0);
+        let mut solved = 0;
+        for position in &out[1..] {
+            let mut board = position.board().unwrap();
+            if position.empties() <= 10 {
+                let value = EndgameSolver::new(1)
+                    .search(&mut board, -64, 64, &stop)
+                    .unwrap();
+                assert_eq!(i32::from(position.label), value);
+                solved += 1;
+            } else {
+                let black = if position.side == Color::Black {
+                    64
+                } else {
+                    -64
+                };
+                assert_eq!(i32::from(position.label), black);
             }
+        }
+        assert!(solved >= 8, "{solved} solved positions");
+    }
+
+    #[test]
+    fn result_labels_can_take_the_first_solved_value_of_their_game() {
+        // The same game twice: in the first copy its last two positions are marked solved
+        // (+6 and +7 for Black), the second copy has no solved position.
+        let game = game("f5d6c3d3c4f4f6", 20, None);
+        let mut out = Vec::new();
+        label_game(&game, 0, None, &mut out);
+        label_game(&game, 0, None, &mut out);
+        assert_eq!(out.len(), 14);
+        assert!(out[0].game_start && out[7].game_start);
+        assert_eq!(out.iter().filter(|p| p.game_start).count(), 2);
+        out[5].kind = LabelKind::Exact;
+        out[5].set_black_label(6);
+        out[6].kind = LabelKind::Exact;
+        out[6].set_black_label(7);
+        let before = out.clone();
+        relabel_results_by_solved(&mut out);
+        // The start position keeps its draw; plies 1-4 take the solved +6 (Black's view).
+        assert_eq!(out[0], before[0]);
+        for position in &out[1..5] {
+            assert_eq!(position.black_label(), 6);
+            assert_eq!(position.kind, LabelKind::Result);
+        }
+        assert_eq!(
+            out[5..],
+            before[5..],
+            "solved positions and the unsolved game stay"
+        );
+        assert_eq!(out[8].black_label(), 20);
+    }
+
+    #[test]
+    fn windows_widen_a_stage_by_plies() {
+        // 15 stages of 4 plies: stage 11 holds plies 44..=47, that is 16..=13 empties.
+        let own: Vec<u32> = (0..=60).filter(|&e| trains_stage(e, 11, 15, 0)).collect();
+        assert_eq!(own, vec![13, 14, 15, 16]);
+        let wide: Vec<u32> = (0..=60).filter(|&e| trains_stage(e, 11, 15, 2)).collect();
+        assert_eq!(wide, vec![11, 12, 13, 14, 15, 16, 17, 18]);
+        // Every position trains its own stage whatever the window.
+        for empties in 0..=60 {
+            let own = stage_of(empties, 15);
+            assert!(trains_stage(empties, own, 15, 3));
         }
     }
 }

@@ -22,14 +22,16 @@ use crate::eval::{Evaluation, SeedsEval};
 use crate::search::endgame::{EndgameSolver, SolveMode};
 use crate::training::fit::{errors, fit_stage, FitConfig, StageFit};
 use crate::training::games::{read_logbook, read_wthor_folder, Game};
+use crate::training::positions::{fingerprint, PositionSet};
 use crate::training::selfplay::read_file;
-use crate::training::Dataset;
+use crate::training::{label_game, relabel_results_by_solved, stage_samples, Labelled};
 
 /// The usage line shown by `--help`.
 pub const USAGE: &str =
     "train [--wthor DIR] [--logbook FILE] [--selfplay FILE]... [--stages N] [--epochs N] \
-[--rate R] [--l2 L] [--holdout-every N] [--solve-empties N] [--validation FILE] [--out FILE] \
-[--threads N] | train --make-validation FILE [--wthor DIR] [--holdout-every N]";
+[--rate R] [--l2 L] [--holdout-every N] [--solve-empties N] [--positions FILE] [--window W] \
+[--labels result|solved] \
+[--validation FILE] [--out FILE] [--threads N] | train --make-validation FILE [--wthor DIR] [--holdout-every N]";
 
 struct Options {
     wthor: Option<PathBuf>,
@@ -39,6 +41,9 @@ struct Options {
     fit: FitConfig,
     holdout_every: usize,
     solve_empties: u32,
+    positions: Option<PathBuf>,
+    window: u32,
+    solved_labels: bool,
     validation: Option<PathBuf>,
     out: Option<PathBuf>,
     make_validation: Option<PathBuf>,
@@ -57,29 +62,32 @@ pub fn run(args: &[String]) -> Result<()> {
         "no games: give --wthor, --logbook and/or --selfplay"
     );
 
-    eprintln!("building samples...");
-    let train = build_dataset(&train_games, &options, options.solve_empties)?;
-    let held = build_dataset(&held_out, &options, 0)?;
+    let mut set = labelled_positions(&options, &train_games, &held_out)?;
+    if options.solved_labels {
+        relabel_results_by_solved(&mut set.train);
+    }
     eprintln!(
-        "{} training samples, {} held-out samples ({:.0} s)",
-        train.len(),
-        held.len(),
+        "{} training positions, {} held-out positions ({:.0} s)",
+        set.train.len(),
+        set.held_out.len(),
         started.elapsed().as_secs_f64()
     );
+    drop((train_games, held_out));
 
     let total = layout().total;
     let mut fits: Vec<StageFit> = Vec::with_capacity(options.stages);
     println!("stage  empties  samples    train MAE  held-out MAE");
     for stage in 0..options.stages {
-        let samples = &train.stages[stage];
+        let samples = stage_samples(&set.train, stage, options.stages, options.window);
+        let held = stage_samples(&set.held_out, stage, options.stages, 0);
         let start = fits.last().map(|f| (f.weights.as_slice(), f.bias));
-        let fit = fit_stage(samples, total, start, &options.fit, |epoch, rms| {
+        let fit = fit_stage(&samples, total, start, &options.fit, |epoch, rms| {
             if epoch % 50 == 49 {
                 eprint!("stage {stage}: epoch {} rms {rms:.3}   \r", epoch + 1);
             }
         });
-        let (train_mae, _) = errors(samples, &fit.weights, fit.bias);
-        let (held_mae, _) = errors(&held.stages[stage], &fit.weights, fit.bias);
+        let (train_mae, _) = errors(&samples, &fit.weights, fit.bias);
+        let (held_mae, _) = errors(&held, &fit.weights, fit.bias);
         let high = 60 - stage * 60 / options.stages;
         let low = 61 - (stage + 1) * 60 / options.stages;
         println!(
@@ -138,22 +146,66 @@ fn load_games(options: &Options) -> Result<(Vec<Game>, Vec<Game>)> {
     Ok((train, held_out))
 }
 
-/// Samples of `games`, built on the configured threads (solving when `solve_empties > 0`);
-/// the result does not depend on the thread count.
-fn build_dataset(games: &[Game], options: &Options, solve_empties: u32) -> Result<Dataset> {
+/// The labelled positions of the training and held-out games: read from `--positions FILE`
+/// when that file exists and was built from the same inputs, otherwise built (solving the
+/// training positions with `--solve-empties` or fewer empties) and, with `--positions`,
+/// written there for the next run.
+fn labelled_positions(
+    options: &Options,
+    train_games: &[Game],
+    held_out: &[Game],
+) -> Result<PositionSet> {
+    let description = format!(
+        "{} training games, {} held out (every {}th), fingerprints {:016x} {:016x}, \
+         solved from {} empties",
+        train_games.len(),
+        held_out.len(),
+        options.holdout_every,
+        fingerprint(train_games),
+        fingerprint(held_out),
+        options.solve_empties
+    );
+    if let Some(path) = options.positions.as_deref().filter(|path| path.exists()) {
+        let set = PositionSet::read(path)?;
+        ensure!(
+            set.description == description,
+            "{} was built from other inputs ({}; now: {}); delete it or name another file",
+            path.display(),
+            set.description,
+            description
+        );
+        eprintln!("positions from {}", path.display());
+        return Ok(set);
+    }
+    eprintln!("labelling positions...");
+    let set = PositionSet {
+        train: label_games(train_games, options, options.solve_empties),
+        held_out: label_games(held_out, options, 0),
+        description,
+    };
+    if let Some(path) = &options.positions {
+        set.write(path)?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(set)
+}
+
+/// The labelled positions of `games` in game order, built on the configured threads
+/// (solving when `solve_empties > 0`); the result does not depend on the thread count.
+fn label_games(games: &[Game], options: &Options, solve_empties: u32) -> Vec<Labelled> {
     let threads = options.fit.threads.max(1);
     let chunk = games.len().div_ceil(threads).max(1);
-    let parts: Vec<Dataset> = std::thread::scope(|scope| {
+    let parts: Vec<Vec<Labelled>> = std::thread::scope(|scope| {
         let handles: Vec<_> = games
             .chunks(chunk)
             .enumerate()
             .map(|(part, games)| {
                 scope.spawn(move || {
-                    let mut data = Dataset::new(options.stages);
+                    let mut out = Vec::new();
                     let mut solver = (solve_empties > 0).then(|| EndgameSolver::new(16));
                     let started = Instant::now();
                     for (i, game) in games.iter().enumerate() {
-                        data.add_game(game, solve_empties, solver.as_mut());
+                        label_game(game, solve_empties, solver.as_mut(), &mut out);
                         if part == 0 && i % 10_000 == 9_999 {
                             eprint!(
                                 "  {} of {} games ({:.0} s)   \r",
@@ -163,22 +215,16 @@ fn build_dataset(games: &[Game], options: &Options, solve_empties: u32) -> Resul
                             );
                         }
                     }
-                    data
+                    out
                 })
             })
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().expect("sample worker"))
+            .map(|h| h.join().expect("labelling worker"))
             .collect()
     });
-    let mut data = Dataset::new(options.stages);
-    for part in parts {
-        for (stage, samples) in part.stages.into_iter().enumerate() {
-            data.stages[stage].extend(samples);
-        }
-    }
-    Ok(data)
+    parts.concat()
 }
 
 /// Quantises fitted stages to Score units; an entry never seen in its stage takes the value
@@ -343,6 +389,9 @@ fn parse_args(args: &[String]) -> Result<Options> {
         fit: FitConfig::default(),
         holdout_every: 20,
         solve_empties: 0,
+        positions: None,
+        window: 0,
+        solved_labels: false,
         validation: None,
         out: None,
         make_validation: None,
@@ -368,6 +417,15 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--threads" => options.fit.threads = number(value?)? as usize,
             "--holdout-every" => options.holdout_every = number(value?)? as usize,
             "--solve-empties" => options.solve_empties = number(value?)? as u32,
+            "--positions" => options.positions = Some(PathBuf::from(value?)),
+            "--window" => options.window = number(value?)? as u32,
+            "--labels" => {
+                options.solved_labels = match value?.as_str() {
+                    "result" => false,
+                    "solved" => true,
+                    other => bail!("--labels takes result or solved, not {other:?}"),
+                }
+            }
             "--validation" => options.validation = Some(PathBuf::from(value?)),
             "--out" => options.out = Some(PathBuf::from(value?)),
             "--make-validation" => options.make_validation = Some(PathBuf::from(value?)),
