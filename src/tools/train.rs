@@ -29,7 +29,7 @@ use crate::training::{label_game, relabel_results_by_solved, stage_samples, Labe
 /// The usage line shown by `--help`.
 pub const USAGE: &str =
     "train [--wthor DIR] [--logbook FILE] [--selfplay FILE]... [--stages N] [--epochs N] \
-[--rate R] [--l2 L] [--holdout-every N] [--solve-empties N] [--positions FILE] [--window W] \
+[--rate R] [--l2 L] [--shrink-to zero|previous] [--holdout-every N] [--solve-empties N] [--positions FILE] [--window W] \
 [--labels result|solved] \
 [--validation FILE] [--out FILE] [--threads N] | train --make-validation FILE [--wthor DIR] [--holdout-every N]";
 
@@ -414,6 +414,13 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--epochs" => options.fit.epochs = number(value?)? as usize,
             "--rate" => options.fit.rate = number(value?)? as f32,
             "--l2" => options.fit.l2 = number(value?)? as f32,
+            "--shrink-to" => {
+                options.fit.shrink_to_start = match value?.as_str() {
+                    "zero" => false,
+                    "previous" => true,
+                    other => bail!("--shrink-to takes zero or previous, not {other:?}"),
+                }
+            }
             "--threads" => options.fit.threads = number(value?)? as usize,
             "--holdout-every" => options.holdout_every = number(value?)? as usize,
             "--solve-empties" => options.solve_empties = number(value?)? as u32,
