@@ -254,6 +254,15 @@ pub struct MatchConfig {
     pub concurrency: usize,
 }
 
+/// Points for a final disc difference: 1 for a win, 0.5 for a draw, 0 for a loss.
+pub fn points_of(disc_diff: i32) -> f64 {
+    match disc_diff.signum() {
+        1 => 1.0,
+        0 => 0.5,
+        _ => 0.0,
+    }
+}
+
 /// One finished game of a match.
 #[derive(Clone, Debug)]
 pub struct GameReport {
@@ -270,14 +279,7 @@ pub struct GameReport {
 impl GameReport {
     /// Points scored by engine `engine`: 1 for a win, 0.5 for a draw, 0 for a loss.
     pub fn points(&self, engine: usize) -> f64 {
-        let diff = self.disc_diff(engine);
-        if diff > 0 {
-            1.0
-        } else if diff == 0 {
-            0.5
-        } else {
-            0.0
-        }
+        points_of(self.disc_diff(engine))
     }
 
     /// The final disc difference from engine `engine`'s side (a forfeit counts 64).

@@ -9,6 +9,11 @@ use tsuru::formats::ggf::GgfGame;
 
 const TSURU: &str = env!("CARGO_BIN_EXE_tsuru");
 const GRHINO: &str = "/usr/games/gtp-rhino";
+/// The misbehaving fake engine (its first argument says how it misbehaves).
+const FAULTY: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/engines/faulty.sh"
+);
 
 /// A fresh output folder for one test.
 fn out_dir(test: &str) -> PathBuf {
@@ -299,10 +304,6 @@ fn tsuru_against_grhino_over_gtp() {
 
 #[test]
 fn faulty_engines_lose_with_the_reason_and_the_match_goes_on() {
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/engines/faulty.sh"
-    );
     for (mode, reason) in [
         ("illegal", "illegal move: played D4 in "),
         (
@@ -316,7 +317,7 @@ fn faulty_engines_lose_with_the_reason_and_the_match_goes_on() {
         ),
     ] {
         let dir = out_dir(mode);
-        let fake = format!("fake=bash {script} {mode}");
+        let fake = format!("fake=bash {FAULTY} {mode}");
         let tsuru = format!("tsuru={TSURU} --gtp --depth 1");
         let output = run_match(
             &dir,
@@ -437,12 +438,8 @@ fn an_interrupted_match_resumes_where_it_stopped() {
 
 #[test]
 fn forfeits_survive_a_resumed_match() {
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/engines/faulty.sh"
-    );
     let dir = out_dir("resume-forfeit");
-    let fake = format!("fake=bash {script} illegal");
+    let fake = format!("fake=bash {FAULTY} illegal");
     let tsuru = format!("tsuru={TSURU} --gtp --depth 1");
     let mut args = vec!["--engine", &fake, "--engine", &tsuru, "--games", "2"];
     let output = run_match(&dir, &args);

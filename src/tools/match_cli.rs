@@ -283,11 +283,7 @@ impl Finished {
 
     /// Points scored by engine `engine`: 1 for a win, 0.5 for a draw, 0 for a loss.
     fn points(&self, engine: usize) -> f64 {
-        match self.disc_diff(engine).signum() {
-            1 => 1.0,
-            0 => 0.5,
-            _ => 0.0,
-        }
+        referee::points_of(self.disc_diff(engine))
     }
 }
 
