@@ -4,7 +4,10 @@
 //! The Elo difference follows from the mean score `p` of one engine (1 a win, 1/2 a draw):
 //! `D = -400 log10(1/p - 1)`. The interval maps `p +- 1.96 s` through the same function, where
 //! `s` is the standard error of the mean per-game score (the spread actually observed, so
-//! draws narrow it). A score of 0 or 1 gives an infinite difference, shown as such.
+//! draws narrow it). A score of 0 or 1 gives an infinite difference, shown as such; its
+//! interval then has no observed spread to work from, so its finite end is the Wilson score
+//! bound `n / (n + 1.96^2)` (or 1 minus it), the smallest true score that could still have
+//! produced `n` wins out of `n` games with 95% confidence.
 
 use std::fmt;
 
@@ -41,6 +44,19 @@ impl EloEstimate {
         let mean = scores.iter().sum::<f64>() / n;
         let variance = scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n;
         let margin = 1.96 * (variance / n).sqrt();
+        if variance == 0.0 && (mean == 0.0 || mean == 1.0) {
+            let bound = n / (n + 1.96 * 1.96);
+            let (low, high) = if mean == 1.0 {
+                (bound, 1.0)
+            } else {
+                (0.0, 1.0 - bound)
+            };
+            return Some(EloEstimate {
+                diff: elo_from_score(mean),
+                low: elo_from_score(low),
+                high: elo_from_score(high),
+            });
+        }
         Some(EloEstimate {
             diff: elo_from_score(mean),
             low: elo_from_score(mean - margin),
@@ -140,8 +156,14 @@ mod tests {
     fn all_draws_or_all_wins() {
         let draws = EloEstimate::from_scores(&[0.5; 10]).unwrap();
         assert_eq!((draws.diff, draws.low, draws.high), (0.0, 0.0, 0.0));
-        let wins = EloEstimate::from_scores(&[1.0; 3]).unwrap();
-        assert_eq!(format!("{wins}"), "+inf (95% interval +inf .. +inf)");
+        // All won or all lost: the finite end is the Wilson bound, 100 / 103.84 = 0.963 for
+        // 100 games, which is +566 Elo; 3 games only show the score is above 0.439 (-43).
+        let wins = EloEstimate::from_scores(&[1.0; 100]).unwrap();
+        assert_eq!(format!("{wins}"), "+inf (95% interval +566 .. +inf)");
+        let few_wins = EloEstimate::from_scores(&[1.0; 3]).unwrap();
+        assert_eq!(format!("{few_wins}"), "+inf (95% interval -43 .. +inf)");
+        let losses = EloEstimate::from_scores(&[0.0; 100]).unwrap();
+        assert_eq!(format!("{losses}"), "-inf (95% interval -inf .. -566)");
         assert!(EloEstimate::from_scores(&[]).is_none());
     }
 
