@@ -1,8 +1,12 @@
 //! `tsuru datagen` as a long run uses it: stopped and resumed, or split into shards, it writes
-//! exactly the games of one uninterrupted run; a file made with other settings is refused.
+//! exactly the games of one uninterrupted run; a file made with other settings or other
+//! weights is refused, and its header names the weights that played.
 
 use std::path::PathBuf;
 use std::process::Command;
+
+use tsuru::eval::pattern::Weights;
+use tsuru::eval::SHIPPED_WEIGHTS;
 
 const TSURU: &str = env!("CARGO_BIN_EXE_tsuru");
 
@@ -114,4 +118,64 @@ fn other_settings_and_bad_arguments_are_refused() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty());
     }
+}
+
+#[test]
+fn the_header_names_the_players_weights() {
+    let shipped = path("shipped.txt");
+    assert!(datagen(&shipped, &["--games", "1"]).status.success());
+    let text = std::fs::read_to_string(&shipped).unwrap();
+    let id = Weights::file_id(SHIPPED_WEIGHTS).unwrap();
+    assert_eq!(
+        text.lines().next().unwrap(),
+        format!("# tsuru self-play v2 seed 5 depth 2 solve 12 random 8 30 weights {id:08x}")
+    );
+
+    // Other weights (the shipped ones with one bias changed) are named by their own checksum,
+    // and may not continue a file that the shipped weights started.
+    let mut other = Weights::from_bytes(SHIPPED_WEIGHTS).unwrap();
+    other.bias[5] += 1;
+    let other_bytes = other.to_bytes();
+    let other_file = path("other.tsw");
+    std::fs::write(&other_file, &other_bytes).unwrap();
+    let other_id = Weights::file_id(&other_bytes).unwrap();
+    assert_ne!(other_id, id);
+    let with_other = path("with-other.txt");
+    let eval_file = ["--eval-file", other_file.to_str().unwrap()];
+    let out = datagen(&with_other, &[&["--games", "1"][..], &eval_file].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let header = std::fs::read_to_string(&with_other).unwrap();
+    assert!(
+        header.starts_with("# tsuru self-play v2 ")
+            && header.contains(&format!("weights {other_id:08x}\n")),
+        "{header}"
+    );
+    let out = datagen(&shipped, &[&["--games", "2"][..], &eval_file].concat());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("other settings"));
+    assert_eq!(std::fs::read_to_string(&shipped).unwrap(), text);
+
+    // A v1 file (weights not recorded) is not continued; a damaged weights file is refused.
+    let v1 = path("v1.txt");
+    let v1_text = text
+        .replacen(" v2 ", " v1 ", 1)
+        .replacen(&format!(" weights {id:08x}"), "", 1);
+    std::fs::write(&v1, &v1_text).unwrap();
+    let out = datagen(&v1, &["--games", "2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("v1 file"));
+    assert_eq!(std::fs::read_to_string(&v1).unwrap(), v1_text);
+    let mut damaged = other_bytes.clone();
+    damaged[200] ^= 4;
+    std::fs::write(&other_file, &damaged).unwrap();
+    let out = datagen(
+        &path("damaged.txt"),
+        &[&["--games", "1"][..], &eval_file].concat(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("checksum"));
 }

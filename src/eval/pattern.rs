@@ -239,6 +239,15 @@ impl Weights {
         out
     }
 
+    /// The checksum stored in the last four bytes of a weights file, which identifies the
+    /// weights (tools record it to say which weights made something). `None` if `bytes` is
+    /// not a file that [`Weights::from_bytes`] accepts.
+    pub fn file_id(bytes: &[u8]) -> Option<u32> {
+        Weights::from_bytes(bytes).ok()?;
+        let tail = &bytes[bytes.len() - 4..];
+        Some(u32::from_le_bytes(tail.try_into().expect("4 bytes")))
+    }
+
     /// Reads the file form; every inconsistency is an error naming it.
     pub fn from_bytes(bytes: &[u8]) -> Result<Weights> {
         let layout = layout();
@@ -444,6 +453,16 @@ mod tests {
         assert!(err.contains("checksum"), "{err}");
         assert!(Weights::from_bytes(&bytes[..bytes.len() - 10]).is_err());
         assert!(Weights::from_bytes(b"not a weights file at all, no").is_err());
+        // The identity is the stored checksum of a sound file, and other weights have another.
+        assert_eq!(
+            Weights::file_id(&bytes),
+            Some(fnv1a(&bytes[..bytes.len() - 4]))
+        );
+        assert_eq!(Weights::file_id(&damaged), None);
+        assert_ne!(
+            Weights::file_id(&random_weights(4, 3).to_bytes()),
+            Weights::file_id(&bytes)
+        );
     }
 
     #[test]

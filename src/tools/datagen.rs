@@ -2,9 +2,11 @@
 //!
 //! ```text
 //! tsuru datagen --out selfplay.txt --games 20000 [--seed 1] [--depth 4] [--solve-empties 18]
-//!     [--random 8-30] [--first-index K] [--hash MB]
+//!     [--random 8-30] [--first-index K] [--hash MB] [--eval-file WEIGHTS]
 //! ```
 //!
+//! The players use the shipped weights, or `--eval-file`'s; the file's header records their
+//! checksum, so the weights that made a file are known and a run is only continued with them.
 //! Games go one a line into `--out` (format: [`crate::training::selfplay`]). If the file
 //! exists, its header must match the settings and the run continues after the last game in
 //! it, so a run can be stopped at any point (at most the game in progress is lost) and
@@ -19,13 +21,15 @@ use std::time::Instant;
 use anyhow::{bail, ensure, Context, Result};
 
 use super::{flag_pairs, whole_number};
+use crate::eval::pattern::{PatternEval, Weights};
+use crate::eval::SHIPPED_WEIGHTS;
 use crate::search::endgame::EndgameSolver;
 use crate::search::Search;
 use crate::training::selfplay::{play_game, read_file, SelfPlayConfig};
 
 /// The usage line shown by `--help`.
 pub const USAGE: &str = "datagen --out FILE --games N [--seed S] [--depth D] \
-[--solve-empties E] [--random MIN-MAX] [--first-index K] [--hash MB]";
+[--solve-empties E] [--random MIN-MAX] [--first-index K] [--hash MB] [--eval-file WEIGHTS]";
 
 struct Options {
     out: PathBuf,
@@ -33,6 +37,8 @@ struct Options {
     first_index: u64,
     hash_mb: usize,
     config: SelfPlayConfig,
+    /// The players' evaluation.
+    eval: PatternEval,
 }
 
 /// Runs the tool.
@@ -57,6 +63,11 @@ pub fn run(args: &[String]) -> Result<()> {
         let (config, games) =
             read_file(&text).with_context(|| format!("in {}", options.out.display()))?;
         ensure!(
+            config.weights.is_some(),
+            "{} does not record which weights played it (a v1 file); start a new file",
+            options.out.display()
+        );
+        ensure!(
             config == options.config,
             "{} was made with other settings ({}); give the same ones to continue it",
             options.out.display(),
@@ -75,6 +86,7 @@ pub fn run(args: &[String]) -> Result<()> {
         .open(&options.out)
         .with_context(|| format!("opening {}", options.out.display()))?;
     let mut search = Search::new(options.hash_mb);
+    search.set_evaluation(Box::new(options.eval));
     let mut solver = EndgameSolver::new(options.hash_mb);
     let started = Instant::now();
     let mut played = 0u64;
@@ -102,12 +114,14 @@ fn parse_args(args: &[String]) -> Result<Options> {
     let mut games = None;
     let mut first_index = 0;
     let mut hash_mb = 16;
+    let mut eval_file = None;
     let mut config = SelfPlayConfig {
         seed: 1,
         depth: 4,
         solve_empties: 18,
         random_min: 8,
         random_max: 30,
+        weights: None,
     };
     for (flag, value) in flag_pairs(args, USAGE)? {
         let number = |text: &str| whole_number(flag, text);
@@ -126,15 +140,28 @@ fn parse_args(args: &[String]) -> Result<Options> {
             }
             "--first-index" => first_index = number(value)?,
             "--hash" => hash_mb = number(value)?.clamp(1, 4096) as usize,
+            "--eval-file" => eval_file = Some(value.to_string()),
             other => bail!("unexpected argument {other:?} (usage: tsuru {USAGE})"),
         }
     }
     config.check()?;
+    let bytes = match &eval_file {
+        Some(path) => std::fs::read(path).with_context(|| format!("reading {path}"))?,
+        None => SHIPPED_WEIGHTS.to_vec(),
+    };
+    let weights = Weights::from_bytes(&bytes).with_context(|| {
+        format!(
+            "loading {}",
+            eval_file.as_deref().unwrap_or("the shipped weights")
+        )
+    })?;
+    config.weights = Weights::file_id(&bytes);
     Ok(Options {
         out: out.with_context(|| format!("--out is required (usage: tsuru {USAGE})"))?,
         games: games.with_context(|| format!("--games is required (usage: tsuru {USAGE})"))?,
         first_index,
         hash_mb,
         config,
+        eval: PatternEval::new(&weights),
     })
 }

@@ -126,8 +126,13 @@ fn load_games(options: &Options) -> Result<(Vec<Game>, Vec<Game>)> {
         let text =
             std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
         let (config, games) = read_file(&text).with_context(|| format!("in {}", file.display()))?;
+        let players = config
+            .weights
+            .map_or("weights not recorded".to_string(), |id| {
+                format!("weights {id:08x}")
+            });
         eprintln!(
-            "self-play: {} games from {} (solved from {} empties)",
+            "self-play: {} games from {} (solved from {} empties, {players})",
             games.len(),
             file.display(),
             config.solve_empties

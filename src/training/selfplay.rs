@@ -14,11 +14,13 @@
 //! game it was playing:
 //!
 //! ```text
-//! # tsuru self-play v1 seed 1 depth 4 solve 18 random 8 30
+//! # tsuru self-play v2 seed 1 depth 4 solve 18 random 8 30 weights 5f3a91c2
 //! 0 12 18 -4 f5d6c3...
 //! ```
 //!
-//! The header fixes the settings; each line holds the game's index, how many moves (passes
+//! The header fixes the settings, and `weights` names the evaluation that played (the
+//! checksum of its weights file, [`crate::eval::pattern::Weights::file_id`]); v1 headers,
+//! written before that was recorded, lack it and still read. Each line holds the game's index, how many moves (passes
 //! included) were random, the empties at the solve point, Black's exact result and the whole
 //! transcript (passes as `pa`). Game `i` depends only on the settings and `i` (its random
 //! generator is seeded from both), so a resumed run, or shards of indices run elsewhere and
@@ -47,25 +49,31 @@ pub struct SelfPlayConfig {
     pub random_min: u32,
     /// Most random opening moves.
     pub random_max: u32,
+    /// The checksum of the weights the players used; `None` in a v1 file (not recorded).
+    pub weights: Option<u32>,
 }
 
 impl SelfPlayConfig {
-    /// The file header line for these settings.
+    /// The file header line for these settings (v2, or v1 without a weights checksum).
     pub fn header(&self) -> String {
-        format!(
-            "# tsuru self-play v1 seed {} depth {} solve {} random {} {}",
+        let settings = format!(
+            "seed {} depth {} solve {} random {} {}",
             self.seed, self.depth, self.solve_empties, self.random_min, self.random_max
-        )
+        );
+        match self.weights {
+            Some(id) => format!("# tsuru self-play v2 {settings} weights {id:08x}"),
+            None => format!("# tsuru self-play v1 {settings}"),
+        }
     }
 
-    /// Reads a header line written by [`SelfPlayConfig::header`].
+    /// Reads a header line written by [`SelfPlayConfig::header`], v1 or v2.
     pub fn parse_header(line: &str) -> Result<SelfPlayConfig> {
         let words: Vec<&str> = line.split_whitespace().collect();
         let shape = [
             "#",
             "tsuru",
             "self-play",
-            "v1",
+            "",
             "seed",
             "",
             "depth",
@@ -74,18 +82,32 @@ impl SelfPlayConfig {
             "",
             "random",
         ];
+        let version = words.get(3).copied().unwrap_or_default();
+        let length = match version {
+            "v1" => 13,
+            "v2" => 15,
+            _ => usize::MAX,
+        };
         ensure!(
-            words.len() == 13
+            words.len() == length
                 && shape
                     .iter()
                     .zip(&words)
-                    .all(|(want, got)| want.is_empty() || want == got),
-            "not a tsuru self-play v1 header: {line:?}"
+                    .all(|(want, got)| want.is_empty() || want == got)
+                && (version == "v1" || words.get(13) == Some(&"weights")),
+            "not a tsuru self-play v1 or v2 header: {line:?}"
         );
         let number = |i: usize| -> Result<u64> {
             words[i]
                 .parse()
                 .with_context(|| format!("bad number {:?} in the header", words[i]))
+        };
+        let weights = match version {
+            "v2" => Some(
+                u32::from_str_radix(words[14], 16)
+                    .with_context(|| format!("bad weights checksum {:?}", words[14]))?,
+            ),
+            _ => None,
         };
         let config = SelfPlayConfig {
             seed: number(5)?,
@@ -93,6 +115,7 @@ impl SelfPlayConfig {
             solve_empties: number(9)? as u32,
             random_min: number(11)? as u32,
             random_max: number(12)? as u32,
+            weights,
         };
         config.check()?;
         Ok(config)
@@ -287,6 +310,7 @@ mod tests {
             solve_empties: 12,
             random_min: 8,
             random_max: 20,
+            weights: Some(0x5f3a_91c2),
         }
     }
 
@@ -342,8 +366,29 @@ mod tests {
             SelfPlayConfig::parse_header(&config().header()).unwrap(),
             config()
         );
+        assert_eq!(
+            config().header(),
+            "# tsuru self-play v2 seed 7 depth 2 solve 12 random 8 20 weights 5f3a91c2"
+        );
+        // A v1 header (before the weights were recorded) still reads, without them.
+        let v1 = SelfPlayConfig::parse_header(
+            "# tsuru self-play v1 seed 7 depth 2 solve 12 random 8 20",
+        )
+        .unwrap();
+        assert_eq!(
+            v1,
+            SelfPlayConfig {
+                weights: None,
+                ..config()
+            }
+        );
+        assert_eq!(SelfPlayConfig::parse_header(&v1.header()).unwrap(), v1);
         for bad in [
             "# tsuru self-play v2 seed 7 depth 2 solve 12 random 8 20",
+            "# tsuru self-play v1 seed 7 depth 2 solve 12 random 8 20 weights 5f3a91c2",
+            "# tsuru self-play v2 seed 7 depth 2 solve 12 random 8 20 weight 5f3a91c2",
+            "# tsuru self-play v2 seed 7 depth 2 solve 12 random 8 20 weights xyz",
+            "# tsuru self-play v3 seed 7 depth 2 solve 12 random 8 20 weights 5f3a91c2",
             "# tsuru self-play v1 seed 7 depth 2 solve 12 random 20 8",
             "# tsuru self-play v1 seed x depth 2 solve 12 random 8 20",
             "",
