@@ -88,7 +88,7 @@ pub const COPIES: usize = 46;
 
 /// Length of a board's index array: the copies plus padding to a multiple of 16 lanes, so
 /// that updating all of them is a few vector additions.
-pub const LANES: usize = 48;
+pub const LANES: usize = COPIES.div_ceil(16) * 16;
 
 /// The most copies one square belongs to.
 const MAX_PER_SQUARE: usize = 12;
