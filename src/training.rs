@@ -2,7 +2,8 @@
 //! collections ([`games`]), turning their positions into labelled samples (this module), and
 //! fitting the weights by least squares ([`fit`]).
 //!
-//! A sample is a position's 46 feature entries (side to move's view, ties resolved) and a
+//! A sample is a position's 55 feature entries ([`crate::eval::pattern::features`]: 54 pattern
+//! copies and the mobility table, side to move's view, ties resolved) and a
 //! label in discs for the side to move. Labels, best first:
 //!
 //! 1. **exact**: with `solve_empties = N`, every position of a game with N or fewer empties is
@@ -26,9 +27,8 @@ pub mod selfplay;
 
 use std::sync::atomic::AtomicBool;
 
-use crate::board::patterns::COPIES;
 use crate::board::{Board, Color};
-use crate::eval::pattern::{features, stage_of};
+use crate::eval::pattern::{features, stage_of, FEATURES};
 use crate::search::endgame::EndgameSolver;
 use games::Game;
 
@@ -36,7 +36,7 @@ use games::Game;
 #[derive(Clone, Copy, Debug)]
 pub struct Sample {
     /// The flat-table entries the position looks up (canonical, side to move's view).
-    pub features: [u32; COPIES],
+    pub features: [u32; FEATURES],
     /// The target in discs, side to move's view.
     pub label: f32,
 }

@@ -8,10 +8,12 @@
 //! (absolute colours: the evaluation turns them into "side to move / opponent").
 //!
 //! ```text
-//!   corner 3x3   angle          edge + 2X       edge block      rows 2-4, diagonals 8..4
-//!   a1 b1 c1     a1 b1 c1 d1 e1 a1 b1 .. g1 h1  a1 . c1 d1 e1 f1 . h1
-//!   a2 b2 c2     a2 b2             b2 .. .. g2        c2 d2 e2 f2
+//!   corner 3x3   angle          corner 2x5      edge + 2X       edge block
+//!   a1 b1 c1     a1 b1 c1 d1 e1 a1 b1 c1 d1 e1  a1 b1 .. g1 h1  a1 . c1 d1 e1 f1 . h1
+//!   a2 b2 c2     a2 b2          a2 b2 c2 d2 e2     b2 .. .. g2        c2 d2 e2 f2
 //!   a3 b3 c3     a3 a4 a5
+//!
+//!   and rows 2-4, diagonals of length 8 to 4
 //! ```
 //!
 //! [`pattern_tables`] holds, for every square, the copies it belongs to and its power of 3 in
@@ -30,9 +32,9 @@ pub struct Shape {
     pub squares: &'static [&'static str],
 }
 
-/// The pattern set: a corner 3x3, the corner "angle", the edge with both X-squares, the edge
-/// block, rows 2-4 and the diagonals of length 8 to 4 (46 copies in all).
-pub const SHAPES: [Shape; 12] = [
+/// The pattern set: a corner 3x3, the corner "angle", a corner 2x5, the edge with both
+/// X-squares, the edge block, rows 2-4 and the diagonals of length 8 to 4 (54 copies in all).
+pub const SHAPES: [Shape; 13] = [
     Shape {
         name: "corner3x3",
         squares: &["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"],
@@ -40,6 +42,10 @@ pub const SHAPES: [Shape; 12] = [
     Shape {
         name: "angle",
         squares: &["a5", "a4", "a3", "a2", "a1", "b2", "b1", "c1", "d1", "e1"],
+    },
+    Shape {
+        name: "corner2x5",
+        squares: &["a1", "b1", "c1", "d1", "e1", "a2", "b2", "c2", "d2", "e2"],
     },
     Shape {
         name: "edge2x",
@@ -84,7 +90,7 @@ pub const SHAPES: [Shape; 12] = [
 ];
 
 /// Number of pattern copies on the board.
-pub const COPIES: usize = 46;
+pub const COPIES: usize = 54;
 
 /// Length of a board's index array: the copies plus padding to a multiple of 16 lanes, so
 /// that updating all of them is a few vector additions.

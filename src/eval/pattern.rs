@@ -4,7 +4,14 @@
 //! Tables are indexed from the side to move's view: digit 1 is a disc of the side to move,
 //! 2 one of the opponent. The board keeps indices in absolute colours (1 Black, 2 White), so
 //! [`PatternEval`] holds every table twice, once as stored (Black to move) and once with the
-//! digits 1 and 2 swapped (White to move), and evaluation is 46 direct look-ups.
+//! digits 1 and 2 swapped (White to move), and the 54 pattern look-ups are direct.
+//!
+//! One more look-up is not a pattern: the *mobility table*, indexed by the number of legal
+//! moves of the side to move and of the opponent (each capped at [`MOBILITY_SIDE`] - 1), so
+//! the weight of a mobility difference can depend on how much mobility there is. It is
+//! computed from the bitboards at evaluation time, is already from the side to move's view,
+//! and follows the pattern tables in a stage's flat table. [`features`] lists all
+//! [`FEATURES`] look-ups of a position.
 //!
 //! A shape whose squares some symmetry maps onto themselves (row 2, the corner 3x3...) sees
 //! each configuration and its mirror image as the same pattern: [`Layout::canonical`] maps
@@ -33,7 +40,7 @@ use anyhow::{bail, ensure, Context, Result};
 
 use super::Evaluation;
 use crate::board::patterns::{pattern_tables, pow3, Shape, COPIES, SHAPES};
-use crate::board::{Board, Color, Symmetry};
+use crate::board::{bits, Board, Color, Symmetry};
 use crate::score::{Score, UNITS_PER_DISC};
 
 /// The magic bytes at the start of a weights file.
@@ -42,6 +49,10 @@ pub const MAGIC: &[u8; 8] = b"TSURUEVW";
 pub const FORMAT_VERSION: u16 = 1;
 /// The zero-run marker in the payload.
 const ZERO_RUN: i16 = i16::MIN;
+/// Entries per side of the mobility table: mobility counts 0 to 35 (more share the last).
+pub const MOBILITY_SIDE: usize = 36;
+/// Look-ups per evaluation: one per pattern copy, then the mobility table.
+pub const FEATURES: usize = COPIES + 1;
 
 /// The stage of a position with `empties` empty squares when there are `stages` stages: the
 /// 60 plies are cut into `stages` equal parts (15 stages: 4 plies each).
@@ -66,7 +77,9 @@ pub struct Layout {
     pub swapped: Vec<u32>,
     /// The canonical entries in order (what the file stores).
     pub canonical_entries: Vec<u32>,
-    /// FNV-1a of the shapes.
+    /// Start of the mobility table in a stage's flat table (after every shape's table).
+    pub mobility_offset: usize,
+    /// FNV-1a of the shapes and the mobility table's size.
     pub pattern_set_id: u32,
 }
 
@@ -110,6 +123,8 @@ pub fn layout() -> &'static Layout {
             offsets.push(total);
             total += pow3(shape.squares.len());
         }
+        let mobility_offset = total;
+        total += MOBILITY_SIDE * MOBILITY_SIDE;
         let mut copy_offsets = [0usize; COPIES];
         for (copy, offset) in pattern_tables().copies.iter().zip(copy_offsets.iter_mut()) {
             *offset = offsets[copy.shape];
@@ -138,6 +153,11 @@ pub fn layout() -> &'static Layout {
                 swapped[offsets[shape_index] + index] = (offsets[shape_index] + swap) as u32;
             }
         }
+        // Mobility entries are already from the side to move's view and have no mirror images.
+        for entry in mobility_offset..total {
+            canonical[entry] = entry as u32;
+            swapped[entry] = entry as u32;
+        }
         let canonical_entries = (0..total as u32)
             .filter(|&i| canonical[i as usize] == i)
             .collect();
@@ -148,6 +168,7 @@ pub fn layout() -> &'static Layout {
             description.push_str(&shape.squares.join(","));
             description.push(';');
         }
+        description.push_str(&format!("mobility:{MOBILITY_SIDE};"));
         Layout {
             offsets,
             total,
@@ -155,18 +176,29 @@ pub fn layout() -> &'static Layout {
             canonical,
             swapped,
             canonical_entries,
+            mobility_offset,
             pattern_set_id: fnv1a(description.as_bytes()),
         }
     })
 }
 
-/// The flat-table entries a position looks up, from the side to move's view and tied to
-/// canonical entries (what training sees).
-pub fn features(board: &Board) -> [u32; COPIES] {
+/// The mobility table's entry for `board`, whose table starts at `offset`.
+#[inline]
+fn mobility_entry(board: &Board, offset: usize) -> usize {
+    let (player, opponent) = (board.player_discs(), board.opponent_discs());
+    let own = bits::mobility(player, opponent).count_ones() as usize;
+    let theirs = bits::mobility(opponent, player).count_ones() as usize;
+    offset + own.min(MOBILITY_SIDE - 1) * MOBILITY_SIDE + theirs.min(MOBILITY_SIDE - 1)
+}
+
+/// The flat-table entries a position looks up (the pattern copies, then the mobility table),
+/// from the side to move's view and tied to canonical entries (what training sees).
+pub fn features(board: &Board) -> [u32; FEATURES] {
     let layout = layout();
     let indices = board.pattern_indices();
     let white = board.side_to_move() == Color::White;
-    let mut out = [0u32; COPIES];
+    let mut out = [0u32; FEATURES];
+    out[COPIES] = mobility_entry(board, layout.mobility_offset) as u32;
     for copy in 0..COPIES {
         let mut entry = layout.copy_offsets[copy] + indices[copy] as usize;
         if white {
@@ -389,7 +421,7 @@ impl PatternEval {
         for copy in 0..COPIES {
             sum += i32::from(table[layout.copy_offsets[copy] + indices[copy] as usize]);
         }
-        sum
+        sum + i32::from(table[mobility_entry(board, layout.mobility_offset)])
     }
 }
 
@@ -462,6 +494,28 @@ mod tests {
         assert_ne!(
             Weights::file_id(&random_weights(4, 3).to_bytes()),
             Weights::file_id(&bytes)
+        );
+    }
+
+    #[test]
+    fn the_last_feature_is_the_mobility_table_entry() {
+        let layout = layout();
+        let entry = |board: &Board| features(board)[COPIES] as usize - layout.mobility_offset;
+        // The start: four moves each.
+        let mut board = Board::start();
+        assert_eq!(entry(&board), 4 * MOBILITY_SIDE + 4);
+        // After f5, White (to move) has d6, f4 and f6; Black's count comes from the bitboards.
+        board.play("f5".parse().unwrap()).unwrap();
+        let black_moves = bits::mobility(board.opponent_discs(), board.player_discs());
+        assert_eq!(board.mobility(), 3);
+        assert_eq!(
+            entry(&board),
+            3 * MOBILITY_SIDE + black_moves.count_ones() as usize
+        );
+        // The table follows the pattern tables and ends the flat table.
+        assert_eq!(
+            layout.total,
+            layout.mobility_offset + MOBILITY_SIDE * MOBILITY_SIDE
         );
     }
 

@@ -5,8 +5,8 @@
 //! epoch does `w_f += rate * (sum of e_i over samples containing f - l2 * w_f) / (n_f + l2)`
 //! and moves the bias by `rate` times the mean residual. With `shrink_to_start`, the shrinkage
 //! term is `l2 * (w_f - s_f)` for the starting weight `s_f` instead. Dividing by `n_f` gives rare and
-//! common entries the same effective step; `rate` about 1/46 or less keeps the 46 entries of
-//! a sample from overshooting together. Residuals and gradients are computed on `threads` threads over
+//! common entries the same effective step; `rate` about 1/55 or less keeps the 55 entries of
+//! a sample (54 pattern copies and the mobility table) from overshooting together. Residuals and gradients are computed on `threads` threads over
 //! fixed chunks and summed in a fixed order, so a fit is deterministic.
 
 use super::Sample;
@@ -182,7 +182,7 @@ pub fn fit_stage(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::patterns::COPIES;
+    use crate::eval::pattern::FEATURES;
     use crate::rng::Rng;
 
     #[test]
@@ -195,10 +195,10 @@ mod tests {
         let true_bias = 3.0;
         let samples: Vec<Sample> = (0..20_000)
             .map(|_| {
-                let mut features = [0u32; COPIES];
+                let mut features = [0u32; FEATURES];
                 for (copy, f) in features.iter_mut().enumerate() {
                     // Each copy draws from its own slice of the table, as patterns do.
-                    let width = total / COPIES;
+                    let width = total / FEATURES;
                     *f = (copy * width) as u32 + rng.below(width as u64) as u32;
                 }
                 let label = true_bias + features.iter().map(|&f| truth[f as usize]).sum::<f32>();
@@ -218,8 +218,8 @@ mod tests {
         assert!(mae < 0.01, "mean absolute error {mae}");
         // Weights are determined up to a constant per copy slice (shifts cancel against the
         // bias), so compare differences within a slice.
-        let width = total / COPIES;
-        for copy in 0..COPIES {
+        let width = total / FEATURES;
+        for copy in 0..FEATURES {
             let base = copy * width;
             for i in base + 1..base + width {
                 let fitted = fit.weights[i] - fit.weights[base];
@@ -240,7 +240,7 @@ mod tests {
         // near 0 when shrunk hard to zero, near the starting 8 when shrunk to the start.
         let mut samples = Vec::new();
         for (entry, label) in [(0, 8.0), (0, 12.0), (2, -8.0), (2, -12.0)] {
-            let mut features = [1u32; COPIES];
+            let mut features = [1u32; FEATURES];
             features[0] = entry;
             samples.push(Sample { features, label });
         }
@@ -273,7 +273,7 @@ mod tests {
         let mut rng = Rng::new(7);
         let samples: Vec<Sample> = (0..1000)
             .map(|_| {
-                let mut features = [0u32; COPIES];
+                let mut features = [0u32; FEATURES];
                 for f in features.iter_mut() {
                     *f = rng.below(100) as u32;
                 }
