@@ -2,12 +2,13 @@
 //! confidence interval.
 //!
 //! The Elo difference follows from the mean score `p` of one engine (1 a win, 1/2 a draw):
-//! `D = -400 log10(1/p - 1)`. The interval maps `p +- 1.96 s` through the same function, where
-//! `s` is the standard error of the mean per-game score (the spread actually observed, so
-//! draws narrow it). A score of 0 or 1 gives an infinite difference, shown as such; its
-//! interval then has no observed spread to work from, so its finite end is the Wilson score
-//! bound `n / (n + 1.96^2)` (or 1 minus it), the smallest true score that could still have
-//! produced `n` wins out of `n` games with 95% confidence.
+//! `D = -400 log10(1/p - 1)`; a score of 0 or 1 gives an infinite difference, shown as such.
+//! The interval is the Wilson score interval for `p`, mapped through the same function. Unlike
+//! `p +- 1.96 s`, it stays inside 0..1 near a lopsided score (19 wins of 20 leaves a finite
+//! upper end) and gives all-won or all-lost matches a finite end, `n / (n + 1.96^2)`. Draws
+//! narrow the spread of the per-game scores below a win-loss record's `p (1 - p)`, so the
+//! interval uses the effective number of games `n p (1 - p) / s^2` for the observed variance
+//! `s^2`, which is `n` without draws; all draws leave no spread and an interval of width 0.
 
 use std::fmt;
 
@@ -43,26 +44,42 @@ impl EloEstimate {
         let n = scores.len() as f64;
         let mean = scores.iter().sum::<f64>() / n;
         let variance = scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n;
-        let margin = 1.96 * (variance / n).sqrt();
-        if variance == 0.0 && (mean == 0.0 || mean == 1.0) {
-            let bound = n / (n + 1.96 * 1.96);
-            let (low, high) = if mean == 1.0 {
-                (bound, 1.0)
+        let (low, high) = if variance == 0.0 && mean > 0.0 && mean < 1.0 {
+            (mean, mean)
+        } else {
+            let games = if variance > 0.0 {
+                n * mean * (1.0 - mean) / variance
             } else {
-                (0.0, 1.0 - bound)
+                n
             };
-            return Some(EloEstimate {
-                diff: elo_from_score(mean),
-                low: elo_from_score(low),
-                high: elo_from_score(high),
-            });
-        }
+            wilson_interval(mean, games)
+        };
         Some(EloEstimate {
             diff: elo_from_score(mean),
-            low: elo_from_score(mean - margin),
-            high: elo_from_score(mean + margin),
+            low: elo_from_score(low),
+            high: elo_from_score(high),
         })
     }
+}
+
+/// The 95% Wilson score interval for a proportion `p` observed over `n` trials, within 0..=1
+/// and exactly 0 or 1 at its end when `p` is.
+fn wilson_interval(p: f64, n: f64) -> (f64, f64) {
+    const Z: f64 = 1.96;
+    let z2n = Z * Z / n;
+    let centre = (p + z2n / 2.0) / (1.0 + z2n);
+    let half = Z / (1.0 + z2n) * (p * (1.0 - p) / n + z2n / (4.0 * n)).sqrt();
+    let low = if p <= 0.0 {
+        0.0
+    } else {
+        (centre - half).max(0.0)
+    };
+    let high = if p >= 1.0 {
+        1.0
+    } else {
+        (centre + half).min(1.0)
+    };
+    (low, high)
 }
 
 /// Writes an Elo value: `+88`, `-12`, `+inf`.
@@ -146,10 +163,30 @@ mod tests {
         assert_eq!(small.diff, large.diff);
         assert!(small.low < small.diff && small.diff < small.high);
         assert!(large.high - large.low < small.high - small.low);
-        // 75% from 400 games: standard error 0.0217, so 0.708 .. 0.792.
-        assert_eq!(format!("{large}"), "+191 (95% interval +153 .. +233)");
-        // 75% from 4 games: the upper end passes a score of 1.
-        assert_eq!(format!("{small}"), "+191 (95% interval -126 .. +inf)");
+        // 75% from 400 games: Wilson centre 0.7476, half-width 0.0423, so 0.7053 .. 0.7899.
+        assert_eq!(format!("{large}"), "+191 (95% interval +152 .. +230)");
+        // 75% from 4 games: 0.3006 .. 0.9544, finite although p + 1.96 s passes 1.
+        assert_eq!(format!("{small}"), "+191 (95% interval -147 .. +528)");
+    }
+
+    #[test]
+    fn a_lopsided_score_has_a_finite_interval() {
+        // 19 wins in 20 games: Wilson 0.7639 .. 0.9911 (p + 1.96 s would be 1.045).
+        let mut scores = [1.0; 20];
+        scores[7] = 0.0;
+        let estimate = EloEstimate::from_scores(&scores).unwrap();
+        assert_eq!(format!("{estimate}"), "+512 (95% interval +204 .. +819)");
+    }
+
+    #[test]
+    fn draws_count_as_more_games() {
+        // 3 wins, 2 draws, 1 loss: mean 2/3, variance 5/36 against 2/9 for a win-loss record
+        // with the same mean, so 9.6 effective games: Wilson 0.3626 .. 0.8755.
+        let scores = [1.0, 1.0, 1.0, 0.5, 0.5, 0.0];
+        let estimate = EloEstimate::from_scores(&scores).unwrap();
+        assert_eq!(format!("{estimate}"), "+120 (95% interval -98 .. +339)");
+        let no_draws = EloEstimate::from_scores(&[1.0, 1.0, 1.0, 1.0, 0.0, 0.0]).unwrap();
+        assert!(no_draws.high - no_draws.low > estimate.high - estimate.low);
     }
 
     #[test]
