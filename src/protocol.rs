@@ -43,6 +43,17 @@ impl InputQueue {
             .unwrap_or_else(|| self.receiver.recv().unwrap_or(Input::Eof))
     }
 
+    /// The next event if one is waiting, without blocking.
+    pub fn try_recv(&mut self) -> Option<Input> {
+        self.pending
+            .pop_front()
+            .or_else(|| match self.receiver.try_recv() {
+                Ok(event) => Some(event),
+                Err(std::sync::mpsc::TryRecvError::Empty) => None,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => Some(Input::Eof),
+            })
+    }
+
     /// Puts an event back so the next [`InputQueue::recv`] returns it.
     pub fn push_front(&mut self, event: Input) {
         self.pending.push_front(event);
@@ -52,6 +63,11 @@ impl InputQueue {
 /// Runs the engine on stdin/stdout: detects the protocol (unless the configuration forces
 /// one) and runs its front end until `quit` or end of input.
 pub fn run(config: &Config) -> anyhow::Result<()> {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() {
+        // A person typing: say what the engine expects (stderr, so a protocol never sees it).
+        eprintln!("{}", TERMINAL_HINT);
+    }
     let mut queue = InputQueue::new(input::spawn_reader(std::io::stdin()));
     let out = output::Output::stdout();
     let kind = match config.protocol {
@@ -67,6 +83,17 @@ pub fn run(config: &Config) -> anyhow::Result<()> {
         ProtocolKind::Gtp => gtp::run(config, &mut queue, &out),
     }
 }
+
+/// What the engine expects, for a person at a terminal.
+pub const TERMINAL_HINT: &str =
+    "tsuru: an Othello engine. Type GTP commands (try `list_commands`, \
+     `genmove b`) or `nboard 2` for the NBoard protocol; `quit` to leave. `tsuru --help` \
+     lists options and tools.";
+
+/// Said once when the first line is neither GTP nor NBoard.
+pub const UNKNOWN_FIRST_LINE_HINT: &str =
+    "tsuru: expected a GTP command (such as `protocol_version`) \
+     or `nboard 2` to start; `quit` to leave.";
 
 /// Decides the protocol from one input line, or `None` when the line says nothing either way.
 /// `is_gtp_command` tells whether a word is a GTP command name (the GTP front end's table).
@@ -91,20 +118,27 @@ pub fn detect_from(
     queue: &mut InputQueue,
     is_gtp_command: impl Fn(&str) -> bool,
 ) -> Option<ProtocolKind> {
+    let mut hinted = false;
     loop {
-        match queue.recv() {
+        let line = match queue.recv() {
             Input::Eof => return None,
+            Input::TooLong(prefix) => prefix,
             Input::Line(line) => {
                 if let Some(kind) = detect(&line, &is_gtp_command) {
                     queue.push_front(Input::Line(line));
                     return Some(kind);
                 }
-                if !line.split('#').next().unwrap_or("").trim().is_empty() {
-                    log::warn!(
-                        "ignored before the protocol is known: {:?}",
-                        output::ascii(&line)
-                    );
-                }
+                line
+            }
+        };
+        if !line.split('#').next().unwrap_or("").trim().is_empty() {
+            log::warn!(
+                "ignored before the protocol is known: \"{}\"",
+                output::escape(&line)
+            );
+            if !hinted {
+                eprintln!("{UNKNOWN_FIRST_LINE_HINT}");
+                hinted = true;
             }
         }
     }

@@ -9,14 +9,15 @@
 
 pub mod worker;
 
-use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::sync::atomic::Ordering;
 
 use anyhow::{bail, Result};
 
 use crate::board::{Board, Color};
 use crate::config::Config;
 use crate::formats::ggf::{GgfGame, GgfMove};
+use crate::score::Score;
+use crate::search::time::{saturating_seconds, Clock};
 use crate::search::{Search, SearchInfo, SearchLimits, SearchResult, TimeBudget};
 use worker::Worker;
 
@@ -117,23 +118,28 @@ impl Session {
         }
     }
 
-    /// Limits for choosing a move: the level, bounded by `time` when given, else by the
-    /// game's clock for the side to move, else by `--move-time`, else by depth alone.
-    pub fn move_limits(&self, time: Option<TimeBudget>) -> SearchLimits {
-        let board = self.board();
-        let clock = self
-            .game
-            .time_left(board.side_to_move())
-            .zip(self.game.clock(board.side_to_move()))
-            .map(|(left, clock)| {
-                TimeBudget::from_clock(
-                    Duration::from_secs_f64(left.max(0.0)),
-                    Duration::from_secs_f64(clock.increment),
-                    board.empties(),
-                )
-            });
+    /// The side to move's clock: the game's (time left and increment), else `--move-time`
+    /// per move, else none. Any number the GUI sent is clamped here, never trusted.
+    pub fn clock(&self) -> Clock {
+        let mover = self.board().side_to_move();
+        if let (Some(left), Some(clock)) = (self.game.time_left(mover), self.game.clock(mover)) {
+            return Clock::SuddenDeath {
+                left: saturating_seconds(left),
+                increment: saturating_seconds(clock.increment),
+            };
+        }
+        match self.move_time {
+            Some(seconds) => Clock::PerMove(saturating_seconds(seconds)),
+            None => Clock::Unlimited,
+        }
+    }
+
+    /// Limits for choosing a move: the level, bounded by `clock` when the front end has one
+    /// of its own (GTP's time control), else by [`Session::clock`].
+    pub fn move_limits(&self, clock: Option<Clock>) -> SearchLimits {
+        let clock = clock.unwrap_or_else(|| self.clock());
         SearchLimits {
-            time: time.or(clock).or(self.move_time.map(TimeBudget::per_move)),
+            time: TimeBudget::for_clock(&clock, self.board().empties()),
             ..SearchLimits::for_level(self.depth)
         }
     }
@@ -154,17 +160,45 @@ impl Session {
         });
     }
 
-    /// Runs any job on the search thread (e.g. analysing every position of a game).
-    pub fn start_job(&mut self, job: impl FnOnce(&mut Search, &AtomicBool) + Send + 'static) {
-        self.worker.start(job);
-    }
-
-    /// Searches the current position on the calling thread and returns the result.
-    pub fn think(&mut self, limits: &SearchLimits) -> SearchResult {
-        let board = self.board().clone();
-        let stop = AtomicBool::new(false);
-        self.worker
-            .with_state(|search| search.iterate(&board, limits, &stop, &mut |_| {}))
+    /// Analyses every position of the game in the background, from the last one back to the
+    /// start, at the level's depth: `on_position(moves_made, value)` gets each position's
+    /// value for Black (a finished game its final disc count), and `on_done(completed)` is
+    /// called last, also when the analysis is stopped (`completed` is then false).
+    pub fn start_analysis(
+        &mut self,
+        mut on_position: impl FnMut(usize, Score) + Send + 'static,
+        on_done: impl FnOnce(bool) + Send + 'static,
+    ) {
+        let game = self.game.clone();
+        let limits = SearchLimits::for_level(self.depth);
+        self.worker.start(move |search, stop| {
+            let mut board = game.board().clone();
+            let mut made = game.moves().len();
+            loop {
+                let value = if board.is_game_over() {
+                    Score::from_discs(board.final_score(board.side_to_move()))
+                } else {
+                    let result = search.iterate(&board, &limits, stop, &mut |_| {});
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    result.score
+                };
+                let black = match board.side_to_move() {
+                    Color::Black => value,
+                    Color::White => -value,
+                };
+                on_position(made, black);
+                if made == 0 {
+                    on_done(true);
+                    return;
+                }
+                // The flip stack takes the position back to the one before the last move.
+                board.undo();
+                made -= 1;
+            }
+            on_done(false);
+        });
     }
 
     /// Stops a background search and waits until it has printed its last line.
@@ -177,11 +211,6 @@ impl Session {
         self.worker.wait();
     }
 
-    /// Clears the search's tables.
-    pub fn clear_tables(&mut self) {
-        self.worker.with_state(Search::clear);
-    }
-
     /// The side to move.
     pub fn side_to_move(&self) -> Color {
         self.board().side_to_move()
@@ -191,6 +220,7 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn failed_commands_leave_the_game_unchanged() {
@@ -217,6 +247,77 @@ mod tests {
         assert_eq!(limits.depth, Some(session.depth()));
         session.new_game(Board::start());
         assert_eq!(session.move_limits(None).time, None);
+    }
+
+    #[test]
+    fn absurd_game_clocks_are_clamped_not_trusted() {
+        let mut session = Session::new(&Config::default());
+        for clock in [
+            "TI[1e300]",
+            "TI[5:00/1e300]",
+            "TB[1e300]TW[1:00]",
+            "TI[213503982334601.00:00:00]",
+        ] {
+            let text = format!(
+                "(;GM[Othello]{clock}TY[8]BO[8 ---------------------------O*------*O--------------------------- *]B[F5//-1e300];)"
+            );
+            session.set_game(GgfGame::parse(&text).unwrap());
+            let budget = session.move_limits(None).time.expect("a timed game");
+            assert!(budget.soft <= budget.hard, "{clock}");
+            assert!(budget.hard <= crate::search::time::MAX_CLOCK, "{clock}");
+        }
+        // A move time of NaN seconds leaves no time at all rather than panicking.
+        let game = GgfGame::parse("(;GM[Othello]TI[1:00]TY[8]BO[8 ---------------------------O*------*O--------------------------- *]B[F5//nan];)").unwrap();
+        session.set_game(game);
+        assert!(session.move_limits(None).time.is_some());
+    }
+
+    #[test]
+    fn analysis_values_every_position_from_the_last_back() {
+        let mut session = Session::new(&Config {
+            depth: 3,
+            ..Config::default()
+        });
+        for mv in ["f5", "d6", "c3"] {
+            session.play(GgfMove::bare(mv.parse().unwrap())).unwrap();
+        }
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let done = sender.clone();
+        session.start_analysis(
+            move |made, value| sender.send(Some((made, value))).unwrap(),
+            move |completed| done.send(completed.then_some((99, Score::ZERO))).unwrap(),
+        );
+        session.wait();
+        let got: Vec<_> = receiver.try_iter().collect();
+        let made: Vec<usize> = got.iter().flatten().map(|(made, _)| *made).collect();
+        assert_eq!(made, [3, 2, 1, 0, 99], "every position, then completion");
+        // Black moves first: the start position's value for Black is the search's own score.
+        let start = got[3].unwrap().1;
+        let mut search = Search::new(2);
+        let direct = search
+            .iterate(
+                &Board::start(),
+                &SearchLimits::for_level(3),
+                &std::sync::atomic::AtomicBool::new(false),
+                &mut |_| {},
+            )
+            .score;
+        assert_eq!(start, direct);
+        // The session's game is untouched by the analysis.
+        assert_eq!(session.game().moves().len(), 3);
+    }
+
+    #[test]
+    fn a_stopped_analysis_still_reports_its_end() {
+        let mut session = Session::new(&Config {
+            depth: 30,
+            ..Config::default()
+        });
+        session.play(GgfMove::bare("f5".parse().unwrap())).unwrap();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        session.start_analysis(|_, _| {}, move |completed| sender.send(completed).unwrap());
+        session.stop();
+        assert_eq!(receiver.try_recv(), Ok(false));
     }
 
     #[test]

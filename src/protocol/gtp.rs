@@ -11,6 +11,7 @@
 //! to move has no legal move, by first recording that side's pass (Quarry and GRhino never
 //! send passes). Anything else is refused with the state untouched.
 
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -21,7 +22,8 @@ use super::InputQueue;
 use crate::board::{notation, Board, Color, Move};
 use crate::config::Config;
 use crate::formats::ggf::GgfMove;
-use crate::search::TimeBudget;
+use crate::search::time::{saturating_seconds, Clock};
+use crate::search::SearchResult;
 use crate::session::Session;
 
 /// One GTP command: its name, its arguments (for the help text), a description and the
@@ -33,7 +35,18 @@ pub struct Command {
     pub args: &'static str,
     /// One-line description.
     pub help: &'static str,
-    run: fn(&mut Gtp, &[&str]) -> Reply,
+    run: Action,
+}
+
+/// How a command is carried out.
+enum Action {
+    /// At once, with this function.
+    Reply(fn(&mut Gtp, &[&str]) -> Reply),
+    /// By a search in the background (`genmove`, or `reg_genmove` when not `commit`).
+    Genmove {
+        /// Whether the chosen move is played.
+        commit: bool,
+    },
 }
 
 /// A command's outcome: `Ok(text)` for `=`, `Err(message)` for `?`.
@@ -45,154 +58,154 @@ pub const COMMANDS: &[Command] = &[
         name: "protocol_version",
         args: "",
         help: "the GTP version: 2",
-        run: |_, _| Ok("2".into()),
+        run: Action::Reply(|_, _| Ok("2".into())),
     },
     Command {
         name: "name",
         args: "",
         help: "the engine's name",
-        run: |_, _| Ok("tsuru".into()),
+        run: Action::Reply(|_, _| Ok("tsuru".into())),
     },
     Command {
         name: "version",
         args: "",
         help: "the engine's version",
-        run: |_, _| Ok(env!("CARGO_PKG_VERSION").into()),
+        run: Action::Reply(|_, _| Ok(env!("CARGO_PKG_VERSION").into())),
     },
     Command {
         name: "known_command",
         args: "NAME",
         help: "true if NAME is a command",
-        run: known_command,
+        run: Action::Reply(known_command),
     },
     Command {
         name: "list_commands",
         args: "",
         help: "every command, one per line",
-        run: list_commands,
+        run: Action::Reply(list_commands),
     },
     Command {
         name: "quit",
         args: "",
         help: "answer, then exit",
-        run: |gtp, _| {
+        run: Action::Reply(|gtp, _| {
             gtp.quit = true;
             Ok(String::new())
-        },
+        }),
     },
     Command {
         name: "boardsize",
         args: "8",
         help: "accepts only 8",
-        run: boardsize,
+        run: Action::Reply(boardsize),
     },
     Command {
         name: "clear_board",
         args: "",
         help: "new game from the start position",
-        run: clear_board,
+        run: Action::Reply(clear_board),
     },
     Command {
         name: "komi",
         args: "VALUE",
         help: "accepted and ignored",
-        run: komi,
+        run: Action::Reply(komi),
     },
     Command {
         name: "play",
         args: "COLOUR VERTEX|pass",
         help: "play a move (implied passes inserted)",
-        run: play,
+        run: Action::Reply(play),
     },
     Command {
         name: "genmove",
         args: "COLOUR",
         help: "choose a move and play it",
-        run: |gtp, args| genmove(gtp, args, true),
+        run: Action::Genmove { commit: true },
     },
     Command {
         name: "reg_genmove",
         args: "COLOUR",
         help: "choose a move without playing it",
-        run: |gtp, args| genmove(gtp, args, false),
+        run: Action::Genmove { commit: false },
     },
     Command {
         name: "undo",
         args: "",
         help: "take back the last move or pass",
-        run: undo,
+        run: Action::Reply(undo),
     },
     Command {
         name: "showboard",
         args: "",
         help: "ASCII board, row 1 on top",
-        run: |gtp, _| Ok(format!("\n{}", notation::diagram(gtp.session.board()))),
+        run: Action::Reply(|gtp, _| Ok(format!("\n{}", notation::diagram(gtp.session.board())))),
     },
     Command {
         name: "time_settings",
         args: "MAIN BYO_TIME BYO_STONES",
         help: "time control in seconds (0 1 0: no limit)",
-        run: time_settings,
+        run: Action::Reply(time_settings),
     },
     Command {
         name: "time_left",
         args: "COLOUR SECONDS STONES",
         help: "time left on a clock",
-        run: time_left,
+        run: Action::Reply(time_left),
     },
     Command {
         name: "final_score",
         args: "",
         help: "B+N, W+N or 0 (empties to the winner)",
-        run: |gtp, _| Ok(score_text(gtp.session.board())),
+        run: Action::Reply(|gtp, _| Ok(score_text(gtp.session.board()))),
     },
     Command {
         name: "list_games",
         args: "",
         help: "the games played: Othello",
-        run: |_, _| Ok("Othello".into()),
+        run: Action::Reply(|_, _| Ok("Othello".into())),
     },
     Command {
         name: "set_game",
         args: "Othello",
         help: "accepts only Othello",
-        run: set_game,
+        run: Action::Reply(set_game),
     },
     Command {
         name: "gogui-rules_game_id",
         args: "",
         help: "GoGui rules: Othello",
-        run: |_, _| Ok("Othello".into()),
+        run: Action::Reply(|_, _| Ok("Othello".into())),
     },
     Command {
         name: "gogui-rules_board_size",
         args: "",
         help: "GoGui rules: 8",
-        run: |_, _| Ok("8".into()),
+        run: Action::Reply(|_, _| Ok("8".into())),
     },
     Command {
         name: "gogui-rules_board",
         args: "",
         help: "GoGui rules: the board, row 1 first",
-        run: rules_board,
+        run: Action::Reply(rules_board),
     },
     Command {
         name: "gogui-rules_legal_moves",
         args: "",
         help: "GoGui rules: legal moves (pass when forced)",
-        run: rules_legal_moves,
+        run: Action::Reply(rules_legal_moves),
     },
     Command {
         name: "gogui-rules_side_to_move",
         args: "",
         help: "GoGui rules: black or white",
-        run: |gtp, _| Ok(gtp.session.side_to_move().to_string()),
+        run: Action::Reply(|gtp, _| Ok(gtp.session.side_to_move().to_string())),
     },
     Command {
         name: "gogui-rules_final_result",
         args: "",
         help: "GoGui rules: result, or unknown before the end",
-        run: rules_final_result,
+        run: Action::Reply(rules_final_result),
     },
 ];
 
@@ -209,41 +222,69 @@ pub fn commands_help() -> String {
         .collect()
 }
 
-/// GTP time control and the clocks reported by `time_left`.
+/// GTP time control and the clocks reported by `time_left`, as the controller sent them
+/// (already clamped by [`saturating_seconds`]).
 #[derive(Clone, Copy, Debug, Default)]
 struct TimeControl {
-    /// `(main, byo_time, byo_stones)` in seconds, if `time_settings` was given.
-    settings: Option<(f64, f64, u32)>,
-    /// Per colour: `(seconds, stones)` from the last `time_left`.
-    left: [Option<(f64, u32)>; 2],
-    /// Per colour: seconds the engine itself spent in `genmove` (used until `time_left`).
-    spent: [f64; 2],
+    /// `(main, byo_time, byo_stones)`, if `time_settings` was given.
+    settings: Option<(Duration, Duration, u32)>,
+    /// Per colour: `(time left, stones)` from the last `time_left`.
+    left: [Option<(Duration, u32)>; 2],
+    /// Per colour: time the engine itself spent in `genmove` (used until `time_left`).
+    spent: [Duration; 2],
 }
 
 impl TimeControl {
-    /// The budget for one move of `color` with `empties` squares left, or `None` for no limit.
-    fn budget(&self, color: Color, empties: u32) -> Option<TimeBudget> {
-        let (main, byo_time, byo_stones) = self.settings?;
-        if byo_time > 0.0 && byo_stones == 0 {
-            return None; // GTP: byo-yomi time with no stones means no time limit.
+    /// The clock of `color` in the one clock type the time manager reads.
+    fn clock(&self, color: Color) -> Clock {
+        let Some((main, byo_time, byo_stones)) = self.settings else {
+            return Clock::Unlimited;
+        };
+        if !byo_time.is_zero() && byo_stones == 0 {
+            return Clock::Unlimited; // GTP: byo-yomi time with no stones means no time limit.
         }
         let (left, stones) =
-            self.left[color.index()].unwrap_or(((main - self.spent[color.index()]).max(0.0), 0));
+            self.left[color.index()].unwrap_or((main.saturating_sub(self.spent[color.index()]), 0));
         if stones > 0 {
-            // In a byo-yomi period: share its time between the stones still to play.
-            let per_move = left / stones as f64;
-            return Some(TimeBudget::per_move((per_move * 0.9 - 0.2).max(0.01)));
+            // Inside a byo-yomi period: its time left is for the stones still to play.
+            Clock::MovesToGo {
+                left,
+                moves: stones,
+            }
+        } else if byo_time.is_zero() {
+            Clock::SuddenDeath {
+                left,
+                increment: Duration::ZERO,
+            }
+        } else {
+            Clock::ByoYomi {
+                main_left: left,
+                period: byo_time,
+                stones: byo_stones,
+            }
         }
-        if left <= 0.0 && byo_time > 0.0 {
-            let per_move = byo_time / byo_stones.max(1) as f64;
-            return Some(TimeBudget::per_move((per_move * 0.9 - 0.2).max(0.01)));
-        }
-        Some(TimeBudget::from_clock(
-            Duration::from_secs_f64(left.max(0.0)),
-            Duration::ZERO,
-            empties,
-        ))
     }
+}
+
+/// A `genmove` whose search runs in the background.
+struct PendingMove {
+    /// The command's id, for the response.
+    id: String,
+    color: Color,
+    /// `genmove` plays the move; `reg_genmove` only reports it.
+    commit: bool,
+    /// Whether a forced pass of the other side was recorded to bring `color` to move.
+    inserted: bool,
+    started: Instant,
+    result: Receiver<SearchResult>,
+}
+
+/// What a command line leads to.
+enum Outcome {
+    /// The full response, to print now.
+    Reply(String),
+    /// A search was started; the response comes when it ends.
+    Searching(PendingMove),
 }
 
 /// The GTP front end's state.
@@ -253,7 +294,12 @@ pub struct Gtp {
     quit: bool,
 }
 
-/// Runs the GTP loop until `quit` or end of input.
+/// How often a `genmove` in progress looks at the input for `quit` or its end.
+const INPUT_POLL: Duration = Duration::from_millis(1);
+
+/// Runs the GTP loop until `quit` or end of input. `genmove` searches in the background while
+/// this loop keeps reading: `quit` or the end of input stops the search at once (the move
+/// found so far is answered first, then `quit`); other commands wait for the move, in order.
 pub fn run(config: &Config, queue: &mut InputQueue, out: &Output) -> Result<()> {
     let mut gtp = Gtp {
         session: Session::new(config),
@@ -263,19 +309,125 @@ pub fn run(config: &Config, queue: &mut InputQueue, out: &Output) -> Result<()> 
     while !gtp.quit {
         let line = match queue.recv() {
             Input::Eof => break,
+            Input::TooLong(prefix) => {
+                out.line(&format!("?{} line too long\n", leading_id(&prefix)));
+                continue;
+            }
             Input::Line(line) => line,
         };
-        if let Some(response) = gtp.execute(&line) {
-            out.line(&response);
+        match gtp.execute_line(&line) {
+            None => {}
+            Some(Outcome::Reply(response)) => out.line(&response),
+            Some(Outcome::Searching(pending)) => {
+                let result = gtp.wait_for_search(&pending, queue);
+                out.line(&gtp.finish_genmove(pending, result));
+            }
         }
     }
+    gtp.session.stop();
     Ok(())
 }
 
+/// The numeric id a GTP line starts with, or an empty string.
+fn leading_id(line: &str) -> String {
+    let clean = preprocess(line);
+    let first = clean.split_whitespace().next().unwrap_or("");
+    if !first.is_empty() && first.bytes().all(|b| b.is_ascii_digit()) {
+        first.to_string()
+    } else {
+        String::new()
+    }
+}
+
+/// Whether a GTP line is the `quit` command (with or without an id).
+fn is_quit(line: &str) -> bool {
+    let clean = preprocess(line);
+    let mut words = clean.split_whitespace();
+    let first = words.next().unwrap_or("");
+    let name = if first.bytes().all(|b| b.is_ascii_digit()) {
+        words.next().unwrap_or("")
+    } else {
+        first
+    };
+    name.eq_ignore_ascii_case("quit")
+}
+
 impl Gtp {
-    /// Carries out one input line; returns the full response (with its terminating empty
-    /// line) or `None` for an empty or comment line.
+    /// Carries out one input line and waits for any search it starts; returns the full
+    /// response (with its terminating empty line) or `None` for an empty or comment line.
     pub fn execute(&mut self, line: &str) -> Option<String> {
+        match self.execute_line(line)? {
+            Outcome::Reply(response) => Some(response),
+            Outcome::Searching(pending) => {
+                let result = pending.result.recv().ok();
+                Some(self.finish_genmove(pending, result))
+            }
+        }
+    }
+
+    /// Waits for a background `genmove` while watching the input: `quit` and the end of
+    /// input stop the search (and are put back to be handled after the move is answered);
+    /// any other line waits its turn. `None` if the search thread ended without a result.
+    fn wait_for_search(
+        &mut self,
+        pending: &PendingMove,
+        queue: &mut InputQueue,
+    ) -> Option<SearchResult> {
+        let mut waiting = Vec::new();
+        let result = loop {
+            match pending.result.recv_timeout(INPUT_POLL) {
+                Ok(result) => break Some(result),
+                Err(RecvTimeoutError::Disconnected) => break None,
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if let Some(event) = queue.try_recv() {
+                let ends = match &event {
+                    Input::Eof => true,
+                    Input::Line(line) => is_quit(line),
+                    Input::TooLong(_) => false,
+                };
+                waiting.push(event);
+                if ends {
+                    self.session.stop();
+                }
+            }
+        };
+        for event in waiting.into_iter().rev() {
+            queue.push_front(event);
+        }
+        result
+    }
+
+    /// The response to a `genmove` once its search has ended: plays the move (for
+    /// `genmove`) or takes back an inserted pass (for `reg_genmove`).
+    fn finish_genmove(&mut self, pending: PendingMove, result: Option<SearchResult>) -> String {
+        let spent = pending.started.elapsed();
+        let spent_total = &mut self.time.spent[pending.color.index()];
+        *spent_total = spent_total.saturating_add(spent);
+        let mv = match result {
+            Some(result) => {
+                log::info!(
+                    "genmove {}: {} score {} depth {} nodes {}",
+                    pending.color,
+                    result.best,
+                    result.score,
+                    result.depth,
+                    result.nodes
+                );
+                result.best
+            }
+            // Unreachable in practice (the search thread always reports); answer a legal
+            // move all the same.
+            None => crate::board::bits::squares(self.session.board().legal_moves())
+                .next()
+                .map_or(Move::Pass, Move::Play),
+        };
+        let reply = finish_move(&mut self.session, mv, pending.commit, pending.inserted);
+        format_reply(&pending.id, reply)
+    }
+
+    /// Carries out one input line; a `genmove` only starts its search.
+    fn execute_line(&mut self, line: &str) -> Option<Outcome> {
         let clean = preprocess(line);
         let mut words = clean.split_whitespace().peekable();
         let first = *words.peek()?;
@@ -286,21 +438,85 @@ impl Gtp {
             String::new()
         };
         let Some(name) = words.next() else {
-            return Some(format!("?{id} missing command\n"));
+            return Some(Outcome::Reply(format!("?{id} missing command\n")));
         };
         let args: Vec<&str> = words.collect();
         let name = name.to_ascii_lowercase();
-        let reply = match COMMANDS.iter().find(|c| c.name == name) {
-            Some(command) => (command.run)(self, &args),
+        let reply = match COMMANDS.iter().find(|c| c.name == name).map(|c| &c.run) {
+            Some(Action::Reply(run)) => run(self, &args),
+            Some(&Action::Genmove { commit }) => {
+                match self.start_genmove(id.clone(), &args, commit) {
+                    Ok(outcome) => return Some(outcome),
+                    Err(message) => Err(message),
+                }
+            }
             None => Err("unknown command".into()),
         };
-        Some(match reply {
-            Ok(text) if text.is_empty() => format!("={id}\n"),
-            Ok(text) if text.starts_with('\n') => format!("={id}{text}\n"),
-            Ok(text) => format!("={id} {text}\n"),
-            Err(message) => format!("?{id} {message}\n"),
-        })
+        Some(Outcome::Reply(format_reply(&id, reply)))
     }
+
+    /// Starts a `genmove`: answers at once when no search is needed (game over, forced
+    /// pass), else starts the search in the background.
+    fn start_genmove(
+        &mut self,
+        id: String,
+        args: &[&str],
+        commit: bool,
+    ) -> std::result::Result<Outcome, String> {
+        let color = parse_color(args)?;
+        if self.session.board().is_game_over() {
+            return Ok(Outcome::Reply(format_reply(&id, Ok("pass".into()))));
+        }
+        let inserted = bring_to_move(&mut self.session, color)?;
+        if self.session.board().must_pass() {
+            let reply = finish_move(&mut self.session, Move::Pass, commit, inserted);
+            return Ok(Outcome::Reply(format_reply(&id, reply)));
+        }
+        let limits = self.session.move_limits(Some(self.time.clock(color)));
+        let (sender, result) = mpsc::channel();
+        let started = Instant::now();
+        self.session.start_search(
+            limits,
+            |_| {},
+            move |result| {
+                // The receiver only goes away when the engine is exiting.
+                let _ = sender.send(result);
+            },
+        );
+        Ok(Outcome::Searching(PendingMove {
+            id,
+            color,
+            commit,
+            inserted,
+            started,
+            result,
+        }))
+    }
+}
+
+/// A full GTP response: `=id text` or `?id message`, then the empty line.
+fn format_reply(id: &str, reply: Reply) -> String {
+    match reply {
+        Ok(text) if text.is_empty() => format!("={id}\n"),
+        Ok(text) if text.starts_with('\n') => format!("={id}{text}\n"),
+        Ok(text) => format!("={id} {text}\n"),
+        Err(message) => format!("?{id} {message}\n"),
+    }
+}
+
+/// Plays the chosen move (`commit`) or takes back the pass inserted to bring the colour to
+/// move; the move's text for the response.
+fn finish_move(session: &mut Session, mv: Move, commit: bool, inserted: bool) -> Reply {
+    if commit {
+        session.play(GgfMove::bare(mv)).map_err(|e| e.to_string())?;
+    } else if inserted {
+        let _ = session.undo();
+    }
+    Ok(if mv == Move::Pass {
+        "pass".into()
+    } else {
+        mv.to_string()
+    })
 }
 
 /// GTP input preprocessing: drop control characters except tab and newline, tabs to spaces,
@@ -340,7 +556,7 @@ fn boardsize(_: &mut Gtp, args: &[&str]) -> Reply {
 
 fn clear_board(gtp: &mut Gtp, _: &[&str]) -> Reply {
     gtp.session.new_game(Board::start());
-    gtp.time.spent = [0.0; 2];
+    gtp.time.spent = [Duration::ZERO; 2];
     gtp.time.left = [None; 2];
     Ok(String::new())
 }
@@ -406,44 +622,6 @@ fn play(gtp: &mut Gtp, args: &[&str]) -> Reply {
     Ok(String::new())
 }
 
-fn genmove(gtp: &mut Gtp, args: &[&str], commit: bool) -> Reply {
-    let color = parse_color(args)?;
-    if gtp.session.board().is_game_over() {
-        return Ok("pass".into());
-    }
-    let inserted = bring_to_move(&mut gtp.session, color)?;
-    let board = gtp.session.board();
-    let (mv, text) = if board.must_pass() {
-        (Move::Pass, "pass".to_string())
-    } else {
-        let budget = gtp.time.budget(color, board.empties());
-        let limits = gtp.session.move_limits(budget);
-        let started = Instant::now();
-        let result = gtp.session.think(&limits);
-        gtp.time.spent[color.index()] += started.elapsed().as_secs_f64();
-        log::info!(
-            "genmove {color}: {} score {} depth {} nodes {}",
-            result.best,
-            result.score,
-            result.depth,
-            result.nodes
-        );
-        (result.best, result.best.to_string())
-    };
-    if commit {
-        gtp.session
-            .play(GgfMove::bare(mv))
-            .map_err(|e| e.to_string())?;
-    } else if inserted {
-        let _ = gtp.session.undo();
-    }
-    Ok(if mv == Move::Pass {
-        "pass".into()
-    } else {
-        text
-    })
-}
-
 fn undo(gtp: &mut Gtp, _: &[&str]) -> Reply {
     gtp.session
         .undo()
@@ -451,19 +629,30 @@ fn undo(gtp: &mut Gtp, _: &[&str]) -> Reply {
         .map_err(|_| "cannot undo".into())
 }
 
-fn parse_seconds(word: Option<&&str>) -> std::result::Result<f64, String> {
+/// A GTP time in seconds, clamped at the edge: anything past
+/// [`crate::search::time::MAX_CLOCK`] (`inf`, `1e300`) is that. A negative time is none left
+/// when `overdrawn_ok` (a clock that ran over), else an error like a word that is no number.
+fn parse_seconds(word: Option<&&str>, overdrawn_ok: bool) -> std::result::Result<Duration, String> {
     word.and_then(|w| w.parse::<f64>().ok())
-        .filter(|v| v.is_finite() && *v >= 0.0)
+        .filter(|v| !v.is_nan() && (overdrawn_ok || *v >= 0.0))
+        .map(saturating_seconds)
         .ok_or_else(|| "syntax error".to_string())
 }
 
+/// A GTP stone count: a whole number, saturated at `u32::MAX` when larger.
+fn parse_stones(word: Option<&&str>) -> std::result::Result<u32, String> {
+    match word {
+        Some(w) if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) => {
+            Ok(w.parse::<u32>().unwrap_or(u32::MAX))
+        }
+        _ => Err("syntax error".into()),
+    }
+}
+
 fn time_settings(gtp: &mut Gtp, args: &[&str]) -> Reply {
-    let main = parse_seconds(args.first())?;
-    let byo_time = parse_seconds(args.get(1))?;
-    let byo_stones = args
-        .get(2)
-        .and_then(|w| w.parse::<u32>().ok())
-        .ok_or("syntax error")?;
+    let main = parse_seconds(args.first(), false)?;
+    let byo_time = parse_seconds(args.get(1), false)?;
+    let byo_stones = parse_stones(args.get(2))?;
     gtp.time = TimeControl {
         settings: Some((main, byo_time, byo_stones)),
         ..TimeControl::default()
@@ -473,11 +662,8 @@ fn time_settings(gtp: &mut Gtp, args: &[&str]) -> Reply {
 
 fn time_left(gtp: &mut Gtp, args: &[&str]) -> Reply {
     let color = parse_color(args)?;
-    let seconds = parse_seconds(args.get(1))?;
-    let stones = args
-        .get(2)
-        .and_then(|w| w.parse::<u32>().ok())
-        .ok_or("syntax error")?;
+    let seconds = parse_seconds(args.get(1), true)?;
+    let stones = parse_stones(args.get(2))?;
     gtp.time.left[color.index()] = Some((seconds, stones));
     Ok(String::new())
 }
@@ -577,16 +763,78 @@ mod tests {
     }
 
     #[test]
-    fn time_control_budgets() {
+    fn time_control_fills_the_clock_verbatim() {
+        let secs = Duration::from_secs;
         let mut time = TimeControl::default();
-        assert_eq!(time.budget(Color::Black, 40), None);
-        time.settings = Some((0.0, 1.0, 0));
-        assert_eq!(time.budget(Color::Black, 40), None, "0 1 0 means no limit");
-        time.settings = Some((300.0, 0.0, 0));
-        let budget = time.budget(Color::Black, 40).unwrap();
-        assert!(budget.hard < Duration::from_secs(150));
-        time.left[0] = Some((10.0, 5));
-        let budget = time.budget(Color::Black, 40).unwrap();
-        assert!(budget.hard <= Duration::from_secs(2));
+        assert_eq!(time.clock(Color::Black), Clock::Unlimited);
+        time.settings = Some((Duration::ZERO, secs(1), 0));
+        assert_eq!(
+            time.clock(Color::Black),
+            Clock::Unlimited,
+            "0 1 0 means no limit"
+        );
+        time.settings = Some((secs(300), Duration::ZERO, 0));
+        time.spent[0] = secs(20);
+        assert_eq!(
+            time.clock(Color::Black),
+            Clock::SuddenDeath {
+                left: secs(280),
+                increment: Duration::ZERO
+            }
+        );
+        time.left[0] = Some((secs(10), 5));
+        assert_eq!(
+            time.clock(Color::Black),
+            Clock::MovesToGo {
+                left: secs(10),
+                moves: 5
+            }
+        );
+        time.settings = Some((secs(60), secs(30), 10));
+        assert_eq!(
+            time.clock(Color::White),
+            Clock::ByoYomi {
+                main_left: secs(60),
+                period: secs(30),
+                stones: 10
+            }
+        );
+    }
+
+    #[test]
+    fn huge_negative_and_odd_times_are_clamped_or_refused() {
+        let mut g = gtp();
+        assert_eq!(g.execute("time_settings 1e300 0 0").unwrap(), "=\n");
+        assert_eq!(
+            g.time.settings,
+            Some((crate::search::time::MAX_CLOCK, Duration::ZERO, 0))
+        );
+        assert_eq!(
+            g.execute("time_left b -5 18446744073709551616").unwrap(),
+            "=\n"
+        );
+        assert_eq!(g.time.left[0], Some((Duration::ZERO, u32::MAX)));
+        assert_eq!(g.execute("time_left b nan 1").unwrap(), "? syntax error\n");
+        assert_eq!(g.execute("time_left b 5 -1").unwrap(), "? syntax error\n");
+        assert_eq!(
+            g.execute("time_settings inf 0").unwrap(),
+            "? syntax error\n"
+        );
+        assert_eq!(
+            g.execute("time_settings -1 0 0").unwrap(),
+            "? syntax error\n"
+        );
+    }
+
+    #[test]
+    fn quit_and_ids_are_recognised_in_raw_lines() {
+        assert!(is_quit("quit"));
+        assert!(is_quit("12 QUIT"));
+        assert!(is_quit("\tquit # bye"));
+        assert!(!is_quit("quitx"));
+        assert!(!is_quit("# quit"));
+        assert_eq!(leading_id("17 genmove b"), "17");
+        assert_eq!(leading_id("genmove 17"), "");
+        assert_eq!(leading_id("xx"), "");
     }
 }

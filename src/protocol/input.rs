@@ -2,8 +2,9 @@
 //!
 //! Input is read as bytes up to `\n`: a trailing `\r` is dropped (CRLF from Windows GUIs),
 //! invalid UTF-8 is decoded lossily (player names in the platform charset), and a line longer
-//! than [`MAX_LINE_BYTES`] is discarded whole with a log line instead of growing without bound.
-//! End of input is delivered as [`Input::Eof`], which both protocols treat as `quit`.
+//! than [`MAX_LINE_BYTES`] is not kept: only its first [`TOO_LONG_PREFIX`] bytes are delivered,
+//! as [`Input::TooLong`], so that GTP can still answer it with its id. End of input is
+//! delivered as [`Input::Eof`], which both protocols treat as `quit`.
 
 use std::io::{BufRead, Read};
 use std::sync::mpsc::{self, Receiver};
@@ -13,11 +14,16 @@ use std::thread;
 /// with evals and times is under 2 KiB).
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
 
+/// How much of an over-long line is kept (enough for a GTP id and command name).
+pub const TOO_LONG_PREFIX: usize = 64;
+
 /// One event from the input stream.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Input {
     /// A complete line, without its line terminator.
     Line(String),
+    /// A line longer than [`MAX_LINE_BYTES`]: its first [`TOO_LONG_PREFIX`] bytes.
+    TooLong(String),
     /// The input was closed (or could not be read any more).
     Eof,
 }
@@ -42,10 +48,11 @@ pub fn spawn_reader<R: Read + Send + 'static>(source: R) -> Receiver<Input> {
     receiver
 }
 
-/// Reads one line (see the module doc for the rules); skips over-long lines.
+/// Reads one line (see the module doc for the rules).
 pub fn read_line<R: BufRead>(reader: &mut R) -> Input {
     let mut bytes = Vec::new();
     let mut too_long = false;
+    let mut prefix = Vec::new();
     loop {
         let (consumed, done) = {
             let available = match reader.fill_buf() {
@@ -58,7 +65,7 @@ pub fn read_line<R: BufRead>(reader: &mut R) -> Input {
             };
             if available.is_empty() {
                 // End of input: a last line without a newline still counts.
-                if bytes.is_empty() || too_long {
+                if bytes.is_empty() && !too_long {
                     return Input::Eof;
                 }
                 (0, true)
@@ -82,14 +89,13 @@ pub fn read_line<R: BufRead>(reader: &mut R) -> Input {
         reader.consume(consumed);
         if bytes.len() > MAX_LINE_BYTES {
             too_long = true;
+            prefix = bytes[..TOO_LONG_PREFIX].to_vec();
             bytes = Vec::new();
         }
         if done {
             if too_long {
-                log::warn!("input line longer than {MAX_LINE_BYTES} bytes dropped");
-                too_long = false;
-                bytes.clear();
-                continue;
+                log::warn!("input line longer than {MAX_LINE_BYTES} bytes not read");
+                return Input::TooLong(String::from_utf8_lossy(&prefix).into_owned());
             }
             if bytes.last() == Some(&b'\r') {
                 bytes.pop();
@@ -141,11 +147,29 @@ mod tests {
     }
 
     #[test]
-    fn over_long_lines_are_dropped_whole() {
-        let mut data = vec![b'x'; MAX_LINE_BYTES + 10];
+    fn over_long_lines_are_reported_by_their_start() {
+        let mut data = b"12 ".to_vec();
+        data.extend(vec![b'x'; MAX_LINE_BYTES + 10]);
         data.extend_from_slice(b"\nping 7\n");
         data.extend(vec![b'y'; MAX_LINE_BYTES * 2]);
-        assert_eq!(lines(&data), [Input::Line("ping 7".into()), Input::Eof]);
+        let mut first = "12 ".to_string();
+        first.push_str(&"x".repeat(TOO_LONG_PREFIX - 3));
+        assert_eq!(
+            lines(&data),
+            [
+                Input::TooLong(first),
+                Input::Line("ping 7".into()),
+                Input::TooLong("y".repeat(TOO_LONG_PREFIX)),
+                Input::Eof
+            ]
+        );
+        // A line of exactly the limit is still read.
+        let mut data = vec![b'z'; MAX_LINE_BYTES];
+        data.push(b'\n');
+        assert_eq!(
+            lines(&data),
+            [Input::Line("z".repeat(MAX_LINE_BYTES)), Input::Eof]
+        );
     }
 
     #[test]

@@ -12,11 +12,11 @@ use anyhow::{bail, Context, Result};
 use super::input::Input;
 use super::output::Output;
 use super::InputQueue;
-use crate::board::{Board, Color, Move};
+use crate::board::Move;
 use crate::config::Config;
 use crate::formats::ggf::{parse_move_token, GgfGame};
 use crate::score::Score;
-use crate::search::{Depth, PvLine, Search, SearchInfo, SearchLimits};
+use crate::search::{Depth, PvLine, SearchInfo};
 use crate::session::Session;
 
 /// The name sent with `set myname` (one token, as NBoard keeps only the first word).
@@ -28,6 +28,13 @@ pub fn run(config: &Config, queue: &mut InputQueue, out: &Output) -> Result<()> 
     loop {
         let line = match queue.recv() {
             Input::Eof => break,
+            Input::TooLong(prefix) => {
+                log::warn!(
+                    "ignored an over-long line starting \"{}\"",
+                    super::output::escape(&prefix)
+                );
+                continue;
+            }
             Input::Line(line) => line,
         };
         let line = line.trim();
@@ -39,7 +46,11 @@ pub fn run(config: &Config, queue: &mut InputQueue, out: &Output) -> Result<()> 
         match handle(&mut session, line, out) {
             Ok(Flow::Continue) => {}
             Ok(Flow::Quit) => break,
-            Err(err) => log::warn!("ignored {:?}: {err:#}", super::output::ascii(line)),
+            Err(err) => log::warn!(
+                "ignored \"{}\": {}",
+                super::output::escape(line),
+                super::output::escape(&format!("{err:#}"))
+            ),
         }
     }
     session.stop();
@@ -56,10 +67,9 @@ fn handle(session: &mut Session, line: &str, out: &Output) -> Result<Flow> {
     let rest = rest.trim();
     match command {
         "nboard" => out.line(&format!("set myname {ENGINE_NAME}")),
-        "ping" => {
-            let n: i64 = rest.parse().context("ping needs a number")?;
-            out.line(&format!("pong {n}"));
-        }
+        // NBoard matches the number it sent: echo it exactly as received, whatever it is.
+        "ping" if rest.is_empty() => bail!("ping needs a number"),
+        "ping" => out.line(&format!("pong {}", super::output::escape(rest))),
         "set" => set(session, rest)?,
         "move" => session.play(parse_move_token(rest)?)?,
         "hint" => {
@@ -173,48 +183,16 @@ fn go(session: &mut Session, out: &Output) {
 }
 
 /// `analyze`: the value of every position of the game from Black's point of view, from the
-/// last position back to the start, as `analysis <movesMade> <eval>` lines.
+/// last position back to the start, as `analysis <movesMade> <eval>` lines, then a bare
+/// `status` (also when a later command interrupts it, so NBoard's status bar is cleared).
 fn analyze(session: &mut Session, out: &Output) {
-    let game = session.game().clone();
-    let limits = SearchLimits::for_level(session.depth());
-    let out = out.clone();
     out.line("status Analyzing game");
-    session.start_job(move |search: &mut Search, stop| {
-        let moves = game.moves();
-        for made in (0..=moves.len()).rev() {
-            let mut board = game.start().clone();
-            for mv in &moves[..made] {
-                board.play(mv.mv).expect("a validated game replays");
-            }
-            let Some(score) = analyse_position(search, &board, &limits, stop) else {
-                return;
-            };
-            let black = if board.side_to_move() == Color::Black {
-                score
-            } else {
-                -score
-            };
-            out.line(&format!("analysis {made} {black}"));
-        }
-        out.line("status");
-    });
-}
-
-/// The value of one position for the side to move; `None` if stopped.
-fn analyse_position(
-    search: &mut Search,
-    board: &Board,
-    limits: &SearchLimits,
-    stop: &std::sync::atomic::AtomicBool,
-) -> Option<Score> {
-    if board.is_game_over() {
-        return Some(Score::from_discs(board.final_score(board.side_to_move())));
-    }
-    let result = search.iterate(board, limits, stop, &mut |_| {});
-    if stop.load(std::sync::atomic::Ordering::Relaxed) {
-        return None;
-    }
-    Some(result.score)
+    let line_out = out.clone();
+    let done_out = out.clone();
+    session.start_analysis(
+        move |made, black: Score| line_out.line(&format!("analysis {made} {black}")),
+        move |_| done_out.line("status"),
+    );
 }
 
 #[cfg(test)]

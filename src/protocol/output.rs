@@ -51,6 +51,21 @@ pub fn ascii(text: &str) -> String {
         .collect()
 }
 
+/// `text` made ASCII for echoing input back (logs, `pong`): printable ASCII is kept, every
+/// other character is written as a Rust escape (`\u{e9}`, `\t`, `\u{0}`), so nothing of the
+/// input is lost or printed raw.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == ' ' || c.is_ascii_graphic() {
+            out.push(c);
+        } else {
+            out.extend(c.escape_default());
+        }
+    }
+    out
+}
+
 /// A `Write` sink that appends to a shared buffer, for tests of front ends.
 #[derive(Clone, Default)]
 pub struct SharedBuffer(pub Arc<Mutex<Vec<u8>>>);
@@ -87,5 +102,12 @@ mod tests {
         out.line("status caf\u{e9} \u{2192} ok\r");
         out.line("= A1\n");
         assert_eq!(buffer.text(), "status caf? ? ok\n= A1\n\n");
+    }
+
+    #[test]
+    fn escaping_keeps_ascii_and_spells_out_the_rest() {
+        assert_eq!(escape("move F5"), "move F5");
+        assert_eq!(escape("\u{e9}5\t\0\r"), "\\u{e9}5\\t\\u{0}\\r");
+        assert!(escape("\u{1F600} \u{fffd}").is_ascii());
     }
 }

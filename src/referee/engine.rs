@@ -122,6 +122,11 @@ impl EngineProcess {
                 self.log.line(&format!("{} < {line}", self.label));
                 Ok(line)
             }
+            Ok(Input::TooLong(prefix)) => {
+                self.log
+                    .line(&format!("{} < {prefix}... (over-long line)", self.label));
+                Err(Fault::new(FaultKind::Garbled, "an over-long output line"))
+            }
             Ok(Input::Eof) | Err(RecvTimeoutError::Disconnected) => {
                 Err(self.crash("its output ended"))
             }

@@ -1,10 +1,70 @@
-//! Time budgets: turning a clock or a time per move into deadlines for one search.
+//! Time: the one clock type every protocol fills, and the time manager that turns a clock into
+//! deadlines for one search.
 //!
-//! A [`TimeBudget`] has a **soft** deadline (no new iteration starts after it) and a **hard**
-//! one (the search aborts and returns its last completed iteration). Budgets keep a safety
-//! margin so that the engine, its output and the GUI's bookkeeping never overrun the clock.
+//! Front ends copy what the GUI or referee said into a [`Clock`] verbatim (converting numbers
+//! with [`saturating_seconds`], which never panics), and [`TimeBudget::for_clock`] decides how
+//! much of it one move may use. A [`TimeBudget`] has a **soft** deadline (no new iteration
+//! starts after it) and a **hard** one (the search aborts and returns its last completed
+//! iteration). Budgets keep a safety margin so that the engine, its output and the GUI's
+//! bookkeeping never overrun the clock, and every budget satisfies
+//! `soft <= hard <= time available for the move`.
 
 use std::time::Duration;
+
+/// The longest time any clock value is taken to mean (about 31 years): larger values, however
+/// written (`1e300`, `18446744073709551616`, `TI[213503982334601.00:00:00]`), are clamped to
+/// it, so no deadline arithmetic can overflow.
+pub const MAX_CLOCK: Duration = Duration::from_secs(1_000_000_000);
+
+/// Time kept in reserve on every clock: process start-up, output, pipe latency.
+pub const SAFETY_MARGIN: Duration = Duration::from_millis(300);
+
+/// Seconds as a GUI wrote them, as a duration: negative and NaN mean none left (zero),
+/// anything above [`MAX_CLOCK`] (infinity included) is [`MAX_CLOCK`]. Never panics.
+pub fn saturating_seconds(seconds: f64) -> Duration {
+    if seconds.is_nan() || seconds <= 0.0 {
+        Duration::ZERO
+    } else if seconds >= MAX_CLOCK.as_secs_f64() {
+        MAX_CLOCK
+    } else {
+        Duration::from_secs_f64(seconds)
+    }
+}
+
+/// What the GUI or referee says about the mover's time, filled in verbatim by a front end.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Clock {
+    /// No time limit: the level alone bounds the search.
+    Unlimited,
+    /// A fixed time for this move (`--move-time`, a referee's per-move limit).
+    PerMove(Duration),
+    /// `left` for the rest of the game, `increment` added after each move (sudden death when
+    /// the increment is zero; NBoard's and GGF's clocks).
+    SuddenDeath {
+        /// Time left on the mover's clock.
+        left: Duration,
+        /// Time added after each of the mover's moves.
+        increment: Duration,
+    },
+    /// Main time left, then byo-yomi periods of `period` for every `stones` moves (GTP's
+    /// `time_settings` while still in main time).
+    ByoYomi {
+        /// Main time left.
+        main_left: Duration,
+        /// Length of one byo-yomi period.
+        period: Duration,
+        /// Moves to play within one period (at least 1).
+        stones: u32,
+    },
+    /// `left` for the next `moves` moves (GTP's `time_left` inside a byo-yomi period, or a
+    /// tournament's moves-to-go control).
+    MovesToGo {
+        /// Time left for those moves.
+        left: Duration,
+        /// Moves still to play within it (at least 1).
+        moves: u32,
+    },
+}
 
 /// Deadlines for one search, measured from its start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,18 +75,49 @@ pub struct TimeBudget {
     pub hard: Duration,
 }
 
-/// Time kept in reserve on every clock: process start-up, output, pipe latency.
-pub const SAFETY_MARGIN: Duration = Duration::from_millis(300);
-
 impl TimeBudget {
-    /// A fixed time per move: aborts at `seconds`, starts no iteration after 60% of it
-    /// (an iteration usually costs more than all earlier ones together).
-    pub fn per_move(seconds: f64) -> TimeBudget {
-        let hard = Duration::from_secs_f64(seconds.max(0.001));
+    /// The time manager: the budget for one move under `clock` with `empties` squares left,
+    /// or `None` when the clock sets no limit. Always `soft <= hard <= ` the time the clock
+    /// has for this move.
+    pub fn for_clock(clock: &Clock, empties: u32) -> Option<TimeBudget> {
+        match *clock {
+            Clock::Unlimited => None,
+            Clock::PerMove(time) => Some(TimeBudget::per_move(time)),
+            Clock::SuddenDeath { left, increment } => {
+                Some(TimeBudget::from_clock(left, increment, empties))
+            }
+            Clock::ByoYomi {
+                main_left,
+                period,
+                stones,
+            } => Some(if main_left.is_zero() {
+                TimeBudget::share_of(period, stones)
+            } else {
+                TimeBudget::from_clock(main_left, Duration::ZERO, empties)
+            }),
+            Clock::MovesToGo { left, moves } => Some(TimeBudget::share_of(left, moves)),
+        }
+    }
+
+    /// A fixed time per move: aborts at `time`, starts no iteration after 60% of it (an
+    /// iteration usually costs more than all earlier ones together).
+    pub fn per_move(time: Duration) -> TimeBudget {
+        let hard = time.min(MAX_CLOCK);
         TimeBudget {
             soft: hard.mul_f64(0.6),
             hard,
         }
+    }
+
+    /// An even share of `left` for each of `moves` moves, less 10% and 0.2 s for latency,
+    /// but at least 10 ms when the share has that much.
+    fn share_of(left: Duration, moves: u32) -> TimeBudget {
+        let share = left.min(MAX_CLOCK) / moves.max(1);
+        let planned = share
+            .mul_f64(0.9)
+            .saturating_sub(Duration::from_millis(200))
+            .max(Duration::from_millis(10));
+        TimeBudget::per_move(planned.min(share))
     }
 
     /// A budget from the time left on the mover's clock, the increment it gets per move, and
@@ -34,6 +125,8 @@ impl TimeBudget {
     /// of the usable time per remaining move, more in the midgame than near the end, and never
     /// more than half of what is left.
     pub fn from_clock(time_left: Duration, increment: Duration, empties: u32) -> TimeBudget {
+        let time_left = time_left.min(MAX_CLOCK);
+        let increment = increment.min(MAX_CLOCK);
         let usable = time_left
             .saturating_sub(SAFETY_MARGIN)
             .saturating_sub(time_left / 20);
@@ -43,9 +136,11 @@ impl TimeBudget {
         let share = usable.as_secs_f64() / (moves_to_go.min(30.0) * 0.8 + 1.0)
             + increment.as_secs_f64() * 0.8;
         let half = usable / 2;
-        let soft = Duration::from_secs_f64(share).min(half);
-        let hard = (soft * 3).min(half);
-        let minimum = Duration::from_millis(1);
+        let soft = saturating_seconds(share).min(half);
+        let hard = soft.saturating_mul(3).min(half);
+        // A move must still be found with (almost) nothing left: a millisecond, unless even
+        // that is more than the clock has.
+        let minimum = Duration::from_millis(1).min(time_left);
         TimeBudget {
             soft: soft.max(minimum),
             hard: hard.max(minimum),
@@ -57,11 +152,136 @@ impl TimeBudget {
 mod tests {
     use super::*;
 
+    /// Seconds values at the edges, as a GUI might send them.
+    const EDGES: [f64; 12] = [
+        0.0,
+        -0.0,
+        1e-9,
+        0.001,
+        1.0,
+        300.0,
+        -5.0,
+        1e300,
+        -1e300,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+    ];
+
+    /// Every clock kind built from one edge value in every field.
+    fn clocks(seconds: f64) -> Vec<Clock> {
+        let d = saturating_seconds(seconds);
+        vec![
+            Clock::Unlimited,
+            Clock::PerMove(d),
+            Clock::SuddenDeath {
+                left: d,
+                increment: Duration::ZERO,
+            },
+            Clock::SuddenDeath {
+                left: d,
+                increment: d,
+            },
+            Clock::ByoYomi {
+                main_left: d,
+                period: d,
+                stones: 0,
+            },
+            Clock::ByoYomi {
+                main_left: Duration::ZERO,
+                period: d,
+                stones: 25,
+            },
+            Clock::MovesToGo { left: d, moves: 0 },
+            Clock::MovesToGo {
+                left: d,
+                moves: u32::MAX,
+            },
+        ]
+    }
+
+    /// The most the clock has for one move.
+    fn available(clock: &Clock) -> Duration {
+        match *clock {
+            Clock::Unlimited => Duration::MAX,
+            Clock::PerMove(time) => time,
+            Clock::SuddenDeath { left, increment } => left + increment,
+            Clock::ByoYomi {
+                main_left, period, ..
+            } => main_left.max(period),
+            Clock::MovesToGo { left, .. } => left,
+        }
+    }
+
+    #[test]
+    fn saturating_seconds_clamps_every_edge() {
+        assert_eq!(saturating_seconds(f64::NAN), Duration::ZERO);
+        assert_eq!(saturating_seconds(-1e300), Duration::ZERO);
+        assert_eq!(saturating_seconds(-0.5), Duration::ZERO);
+        assert_eq!(saturating_seconds(0.0), Duration::ZERO);
+        assert_eq!(saturating_seconds(2.5), Duration::from_millis(2500));
+        assert_eq!(saturating_seconds(1e300), MAX_CLOCK);
+        assert_eq!(saturating_seconds(f64::INFINITY), MAX_CLOCK);
+        assert_eq!(saturating_seconds(18446744073709551616.0), MAX_CLOCK);
+    }
+
+    #[test]
+    fn every_clock_kind_at_the_edges_gives_ordered_budgets_within_the_time() {
+        for seconds in EDGES {
+            for clock in clocks(seconds) {
+                for empties in [0, 1, 20, 60, u32::MAX] {
+                    let Some(budget) = TimeBudget::for_clock(&clock, empties) else {
+                        assert_eq!(clock, Clock::Unlimited);
+                        continue;
+                    };
+                    assert!(
+                        budget.soft <= budget.hard,
+                        "{clock:?} {empties}: {budget:?}"
+                    );
+                    assert!(
+                        budget.hard <= available(&clock),
+                        "{clock:?} {empties}: {budget:?}"
+                    );
+                    assert!(budget.hard <= MAX_CLOCK);
+                }
+            }
+        }
+    }
+
     #[test]
     fn per_move_budget() {
-        let budget = TimeBudget::per_move(2.0);
+        let budget = TimeBudget::per_move(Duration::from_secs(2));
         assert_eq!(budget.hard, Duration::from_secs(2));
         assert_eq!(budget.soft, Duration::from_millis(1200));
+    }
+
+    #[test]
+    fn byo_yomi_shares_its_period_once_main_time_is_over() {
+        let clock = Clock::ByoYomi {
+            main_left: Duration::ZERO,
+            period: Duration::from_secs(50),
+            stones: 10,
+        };
+        // 5 s a stone, less 10% and 0.2 s.
+        let budget = TimeBudget::for_clock(&clock, 30).unwrap();
+        assert_eq!(budget.hard, Duration::from_millis(4300));
+        let in_period = Clock::MovesToGo {
+            left: Duration::from_secs(10),
+            moves: 5,
+        };
+        assert_eq!(
+            TimeBudget::for_clock(&in_period, 30).unwrap().hard,
+            Duration::from_millis(1600)
+        );
+        // Tiny shares keep 10 ms, unless the share itself is smaller.
+        let tiny = Clock::MovesToGo {
+            left: Duration::from_millis(5),
+            moves: 1,
+        };
+        assert_eq!(
+            TimeBudget::for_clock(&tiny, 30).unwrap().hard,
+            Duration::from_millis(5)
+        );
     }
 
     #[test]
@@ -78,6 +298,12 @@ mod tests {
                 assert!(budget.hard > Duration::ZERO);
             }
         }
+    }
+
+    #[test]
+    fn no_time_left_gives_no_time() {
+        let budget = TimeBudget::from_clock(Duration::ZERO, Duration::ZERO, 30);
+        assert_eq!(budget.hard, Duration::ZERO);
     }
 
     #[test]
