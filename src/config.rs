@@ -207,7 +207,8 @@ pub const OPTIONS: &[OptionSpec] = &[
 ];
 
 impl Config {
-    /// Parses engine options (`--name value` or `--name=value`); unknown options are errors.
+    /// Parses engine options (`--name value` or `--name=value`); an unknown option is an
+    /// error that suggests the nearest known one when it is close.
     pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Config> {
         let mut config = Config::default();
         let mut i = 0;
@@ -220,7 +221,11 @@ impl Config {
             let spec = OPTIONS
                 .iter()
                 .find(|spec| spec.names.contains(&name))
-                .ok_or_else(|| anyhow!("unknown option {arg:?} (try --help)"))?;
+                .ok_or_else(|| {
+                    let names = OPTIONS.iter().flat_map(|spec| spec.names.iter().copied());
+                    let hint = crate::cli::suggest::did_you_mean(name, names);
+                    anyhow!("unknown option '{name}'{hint} (try --help)")
+                })?;
             let value = match (spec.value, inline) {
                 (None, None) => "",
                 (None, Some(_)) => bail!("{name} takes no value"),
@@ -283,6 +288,20 @@ mod tests {
         ] {
             assert!(Config::parse(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn unknown_options_suggest_the_nearest_one() {
+        let message = |args: &[&str]| format!("{:#}", Config::parse(args).unwrap_err());
+        let err = message(&["--levle", "5"]);
+        assert!(err.contains("unknown option '--levle'"), "{err}");
+        assert!(err.contains("did you mean '--level'?"), "{err}");
+        let err = message(&["--gtp", "--hahs=16"]);
+        assert!(err.contains("did you mean '--hash'?"), "{err}");
+        assert!(message(&["--vresion"]).contains("did you mean '--version'?"));
+        let err = message(&["--frobnicate"]);
+        assert!(!err.contains("did you mean"), "{err}");
+        assert!(err.contains("try --help"), "{err}");
     }
 
     #[test]

@@ -15,6 +15,7 @@
 //! The [`board`] module is the source of truth for positions; everything else reads it.
 
 pub mod board;
+pub mod cli;
 pub mod config;
 pub mod eval;
 pub mod formats;

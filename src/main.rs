@@ -4,58 +4,75 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use tsuru::board::{notation, perft, Board};
+use tsuru::cli::output::is_broken_pipe;
+use tsuru::cli::suggest::did_you_mean;
 use tsuru::config::Config;
+use tsuru::outln;
+use tsuru::tools::unexpected_argument;
 
 /// A tool run as `tsuru NAME ...`.
 struct Subcommand {
     name: &'static str,
     usage: &'static str,
     help: &'static str,
+    /// The tool answers `--help` itself (with more than its usage); otherwise the binary
+    /// prints the usage and `help` for it.
+    own_help: bool,
     run: fn(&[String]) -> Result<()>,
 }
+
+/// The usage line of `tsuru perft`.
+const PERFT_USAGE: &str = "perft DEPTH [--board \"<64 squares> <side>\"] [--reference]";
 
 /// Every subcommand; `--help` lists them from here.
 const SUBCOMMANDS: &[Subcommand] = &[
     Subcommand {
         name: "perft",
-        usage: "perft DEPTH [--board \"<64 squares> <side>\"] [--reference]",
+        usage: PERFT_USAGE,
         help: "count game-tree leaves per depth (a pass is a ply) and print leaves/s",
+        own_help: false,
         run: perft_command,
     },
     Subcommand {
         name: "solve",
-        usage: "solve FILE.obf [--wld] [--hash MB] [--first N] [--last N]",
+        usage: tsuru::tools::solve::USAGE,
         help: "solve every position of an OBF file exactly and check the answers",
+        own_help: false,
         run: tsuru::tools::solve::run,
     },
     Subcommand {
         name: "bench",
-        usage: "bench [--hash MB] [--depth-offset N]",
+        usage: tsuru::tools::bench::USAGE,
         help: "search fixed positions to fixed depths; prints nodes/s and a node signature",
+        own_help: false,
         run: tsuru::tools::bench::run,
     },
     Subcommand {
         name: "match",
         usage: tsuru::tools::match_cli::USAGE,
         help: "play two GTP or NBoard engines against each other from an opening list",
+        own_help: true,
         run: tsuru::tools::match_cli::run,
     },
     Subcommand {
         name: "train",
         usage: tsuru::tools::train::USAGE,
         help: "fit the pattern evaluation to game collections; write weights and report errors",
+        own_help: false,
         run: tsuru::tools::train::run,
     },
     Subcommand {
         name: "datagen",
         usage: tsuru::tools::datagen::USAGE,
         help: "self-play games solved exactly from a set number of empties, appended to a file",
+        own_help: false,
         run: tsuru::tools::datagen::run,
     },
     Subcommand {
         name: "probcut",
         usage: tsuru::tools::probcut::USAGE,
         help: "measure the Multi-ProbCut statistics of the evaluation (shallow vs deep values)",
+        own_help: false,
         run: tsuru::tools::probcut::run,
     },
 ];
@@ -66,6 +83,11 @@ fn main() {
         .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let Err(err) = run(&args) {
+        if is_broken_pipe(&err) {
+            // The reader of stdout has gone (`tsuru perft 99 | head`): it asked for no
+            // more, so this is a normal end, without a message and with status 0.
+            return;
+        }
         eprintln!(
             "tsuru: error: {}",
             tsuru::protocol::output::ascii(&format!("{err:#}"))
@@ -74,30 +96,53 @@ fn main() {
     }
 }
 
+/// Runs a subcommand when the first argument is a bare word, else the engine with options.
 fn run(args: &[String]) -> Result<()> {
-    if let Some(sub) = args
-        .first()
-        .and_then(|first| SUBCOMMANDS.iter().find(|s| s.name == first.as_str()))
-    {
-        return (sub.run)(&args[1..]);
+    // Engine options all start with '-', so a bare first word can only be a subcommand.
+    if let Some(first) = args.first().filter(|first| !first.starts_with('-')) {
+        let sub = find_subcommand(first)?;
+        let rest = &args[1..];
+        if !sub.own_help && rest.iter().any(|arg| arg == "--help" || arg == "-h") {
+            outln!("usage: tsuru {}\n\n{}", sub.usage, sub.help)?;
+            return Ok(());
+        }
+        return (sub.run)(rest);
     }
     let config = Config::parse(args)?;
     if config.help {
-        print!("{}", help_text());
+        tsuru::out!("{}", help_text())?;
         return Ok(());
     }
     if config.version {
-        println!("tsuru {}", env!("CARGO_PKG_VERSION"));
+        outln!("tsuru {}", env!("CARGO_PKG_VERSION"))?;
         return Ok(());
     }
     tsuru::protocol::run(&config)
 }
 
+/// The subcommand called `name`, or an error suggesting the nearest one.
+fn find_subcommand(name: &str) -> Result<&'static Subcommand> {
+    if let Some(sub) = SUBCOMMANDS.iter().find(|sub| sub.name == name) {
+        return Ok(sub);
+    }
+    let names: Vec<&str> = SUBCOMMANDS.iter().map(|sub| sub.name).collect();
+    let hint = did_you_mean(name, names.iter().copied());
+    if hint.is_empty() {
+        bail!(
+            "unknown subcommand '{name}' (subcommands: {}; try --help)",
+            names.join(", ")
+        );
+    }
+    bail!("unknown subcommand '{name}'{hint}")
+}
+
+/// The text of `tsuru --help`.
 fn help_text() -> String {
     let mut text = String::from(
         "tsuru: an Othello engine for NBoard (protocol v2) and GTP over stdin/stdout.\n\n\
          Usage: tsuru [OPTIONS]            run the engine (protocol detected from the first line)\n\
-        \x20      tsuru SUBCOMMAND [ARGS]    run a tool\n\nOptions:\n",
+        \x20      tsuru SUBCOMMAND [ARGS]    run a tool\n\
+        \x20      tsuru SUBCOMMAND --help    show a tool's usage\n\nOptions:\n",
     );
     text.push_str(&Config::options_help());
     text.push_str("\nSubcommands:\n");
@@ -118,6 +163,7 @@ fn help_text() -> String {
     text
 }
 
+/// `tsuru perft`: leaf counts per depth from the start or a given position.
 fn perft_command(args: &[String]) -> Result<()> {
     let mut depth = None;
     let mut board = Board::start();
@@ -131,12 +177,15 @@ fn perft_command(args: &[String]) -> Result<()> {
                 i += 1;
             }
             "--reference" => reference = true,
+            text if text.starts_with('-') || depth.is_some() => {
+                bail!(unexpected_argument(text, PERFT_USAGE))
+            }
             text => depth = Some(text.parse::<u32>().context("DEPTH must be a number")?),
         }
         i += 1;
     }
     let Some(depth) = depth else {
-        bail!("usage: tsuru perft DEPTH [--board \"<64 squares> <side>\"] [--reference]");
+        bail!("usage: tsuru {PERFT_USAGE}");
     };
     let total = Instant::now();
     for d in 1..=depth {
@@ -147,14 +196,14 @@ fn perft_command(args: &[String]) -> Result<()> {
             perft::perft(&mut board, d)
         };
         let secs = start.elapsed().as_secs_f64();
-        println!(
+        outln!(
             "depth {:2}  leaves {:15}  time {:9.3} s  {:8.1} M leaves/s",
             d,
             leaves,
             secs,
             leaves as f64 / secs.max(1e-9) / 1e6
-        );
+        )?;
     }
-    println!("total time {:.3} s", total.elapsed().as_secs_f64());
+    outln!("total time {:.3} s", total.elapsed().as_secs_f64())?;
     Ok(())
 }

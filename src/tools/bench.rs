@@ -45,6 +45,9 @@ const POSITIONS: &[(&str, &str, u32)] = &[
     ),
 ];
 
+/// The usage line shown by `--help`.
+pub const USAGE: &str = "bench [--hash MB] [--depth-offset N]";
+
 /// Runs the benchmark.
 pub fn run(args: &[String]) -> Result<()> {
     let mut hash_mb = 64;
@@ -57,9 +60,7 @@ pub fn run(args: &[String]) -> Result<()> {
         match args[i].as_str() {
             "--hash" => hash_mb = value?.parse().context("--hash needs a number")?,
             "--depth-offset" => offset = value?.parse().context("--depth-offset needs a number")?,
-            other => bail!(
-                "unexpected argument {other:?}; usage: tsuru bench [--hash MB] [--depth-offset N]"
-            ),
+            other => bail!(super::unexpected_argument(other, USAGE)),
         }
         i += 2;
     }
@@ -82,20 +83,20 @@ pub fn run(args: &[String]) -> Result<()> {
         let result = search.iterate(&board, &limits, &stop, &mut |_| {});
         let seconds = clock.elapsed().as_secs_f64();
         total_nodes += result.nodes;
-        println!(
+        crate::outln!(
             "{name:<24} depth {depth:2}  move {:>2}  score {}  nodes {:>11}  time {seconds:7.3} s  {:>10.0} nodes/s",
             result.best.to_string(),
             result.score,
             result.nodes,
             result.nodes as f64 / seconds.max(1e-9)
-        );
+        )?;
     }
     let seconds = started.elapsed().as_secs_f64();
-    println!(
+    crate::outln!(
         "total nodes {total_nodes}  time {seconds:.3} s  {:.0} nodes/s",
         total_nodes as f64 / seconds.max(1e-9)
-    );
-    println!("signature {total_nodes}");
+    )?;
+    crate::outln!("signature {total_nodes}")?;
     Ok(())
 }
 

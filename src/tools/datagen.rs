@@ -141,7 +141,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--first-index" => first_index = number(value)?,
             "--hash" => hash_mb = number(value)?.clamp(1, 4096) as usize,
             "--eval-file" => eval_file = Some(value.to_string()),
-            other => bail!("unexpected argument {other:?} (usage: tsuru {USAGE})"),
+            other => bail!(super::unexpected_argument(other, USAGE)),
         }
     }
     config.check()?;

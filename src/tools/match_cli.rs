@@ -72,7 +72,7 @@ struct Options {
 /// engine cannot be started at all.
 pub fn run(args: &[String]) -> Result<()> {
     if args.iter().any(|arg| arg == "--help" || arg == "-h") {
-        print!("usage: tsuru {USAGE}\n\n{HELP}");
+        crate::out!("usage: tsuru {USAGE}\n\n{HELP}")?;
         return Ok(());
     }
     let options = parse_args(args)?;
@@ -170,7 +170,7 @@ pub fn run(args: &[String]) -> Result<()> {
     finished.extend(reports.iter().map(Finished::of));
     finished.sort_by_key(|game| game.index);
     let table = results_table(&config, &finished);
-    print!("{table}");
+    crate::out!("{table}")?;
     std::io::stdout().flush()?;
     File::create(options.out.join("results.txt"))
         .and_then(|mut file| file.write_all(table.as_bytes()))
@@ -596,7 +596,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
                 ensure!(options.concurrency > 0, "--concurrency must be at least 1");
             }
             "--out" => options.out = PathBuf::from(value?),
-            other => bail!("unexpected argument {other:?} (usage: tsuru {USAGE})"),
+            other => bail!(super::unexpected_argument(other, USAGE)),
         }
         i += 2;
     }

@@ -261,7 +261,7 @@ fn write_out(text: &str, options: &Options, started: Instant) -> Result<()> {
         Some(path) => {
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?
         }
-        None => print!("{text}"),
+        None => crate::out!("{text}")?,
     }
     eprintln!("done in {:.1} s", started.elapsed().as_secs_f64());
     Ok(())
@@ -304,7 +304,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--threads" => options.threads = number()? as usize,
             "--out" => options.out = Some(PathBuf::from(value)),
             "--endgame" => options.endgame = Some(PathBuf::from(value)),
-            other => bail!("unexpected argument {other:?} (usage: tsuru {USAGE})"),
+            other => bail!(super::unexpected_argument(other, USAGE)),
         }
     }
     ensure!((1..=60).contains(&options.stages), "--stages must be 1..60");

@@ -22,6 +22,9 @@ use crate::search::endgame::{EndgameSolver, SolveMode};
 /// Transposition table size of the tool, MiB, unless `--hash` says otherwise.
 pub const DEFAULT_HASH_MB: usize = 1024;
 
+/// The usage line shown by `--help`.
+pub const USAGE: &str = "solve FILE.obf [--wld] [--hash MB] [--first N] [--last N]";
+
 /// Runs the tool; returns an error (exit status 2) on bad arguments, and exits with status 1
 /// when an answer is wrong.
 pub fn run(args: &[String]) -> Result<()> {
@@ -53,12 +56,12 @@ pub fn run(args: &[String]) -> Result<()> {
                 i += 1;
             }
             name if !name.starts_with("--") && file.is_none() => file = Some(name.to_string()),
-            other => bail!("unexpected argument {other:?}"),
+            other => bail!(super::unexpected_argument(other, USAGE)),
         }
         i += 1;
     }
     let Some(file) = file else {
-        bail!("usage: tsuru solve FILE.obf [--wld] [--hash MB] [--first N] [--last N]");
+        bail!("usage: tsuru {USAGE}");
     };
     let text = std::fs::read_to_string(&file).with_context(|| format!("reading {file}"))?;
     let positions = obf::parse_file(&text).with_context(|| format!("parsing {file}"))?;
@@ -68,10 +71,18 @@ pub fn run(args: &[String]) -> Result<()> {
     let stop = AtomicBool::new(false);
     let (mut wrong_moves, mut wrong_scores, mut total_nodes, mut solved) = (0, 0, 0u64, 0);
     let started = Instant::now();
-    println!(
+    crate::outln!(
         "{:>4} {:>3} {:>4} {:>5} {:>10} {:>6} {:>14} {:>9} {:>10}  pv",
-        "#", "emp", "move", "score", "expected", "check", "nodes", "seconds", "nodes/s"
-    );
+        "#",
+        "emp",
+        "move",
+        "score",
+        "expected",
+        "check",
+        "nodes",
+        "seconds",
+        "nodes/s"
+    )?;
     for (index, position) in positions.iter().enumerate() {
         let number = index + offset;
         if first.is_some_and(|f| number < f) || last.is_some_and(|l| number > l) {
@@ -131,7 +142,7 @@ pub fn run(args: &[String]) -> Result<()> {
             ),
             None => "-".into(),
         };
-        println!(
+        crate::outln!(
             "{:>4} {:>3} {:>4} {:>+5} {:>10} {:>6} {:>14} {:>9.3} {:>10.0}  {}",
             number,
             position.board.empties(),
@@ -147,14 +158,14 @@ pub fn run(args: &[String]) -> Result<()> {
                 .iter()
                 .map(|m| format!("{m:#}"))
                 .collect::<String>()
-        );
+        )?;
     }
     let seconds = started.elapsed().as_secs_f64();
     eprintln!();
-    println!(
+    crate::outln!(
         "positions {solved}  wrong moves {wrong_moves}  wrong scores {wrong_scores}  nodes {total_nodes}  time {seconds:.3} s  {:.0} nodes/s",
         total_nodes as f64 / seconds.max(1e-9)
-    );
+    )?;
     if wrong_moves + wrong_scores > 0 {
         std::process::exit(1);
     }

@@ -76,7 +76,7 @@ pub fn run(args: &[String]) -> Result<()> {
 
     let total = layout().total;
     let mut fits: Vec<StageFit> = Vec::with_capacity(options.stages);
-    println!("stage  empties  samples    train MAE  held-out MAE");
+    crate::outln!("stage  empties  samples    train MAE  held-out MAE")?;
     for stage in 0..options.stages {
         let samples = stage_samples(&set.train, stage, options.stages, options.window);
         let held = stage_samples(&set.held_out, stage, options.stages, 0);
@@ -90,10 +90,10 @@ pub fn run(args: &[String]) -> Result<()> {
         let (held_mae, _) = errors(&held, &fit.weights, fit.bias);
         let high = 60 - stage * 60 / options.stages;
         let low = 61 - (stage + 1) * 60 / options.stages;
-        println!(
+        crate::outln!(
             "{stage:>5}  {high:>2}-{low:<2}   {:>9}  {train_mae:>9.3}  {held_mae:>12.3}",
             samples.len()
-        );
+        )?;
         fits.push(fit);
     }
     let weights = to_weights(&fits);
@@ -281,11 +281,11 @@ fn report_validation(path: &PathBuf, eval: &PatternEval) -> Result<()> {
     let mut empties: Vec<u32> = positions.iter().map(|(b, _)| b.empties()).collect();
     empties.sort_unstable();
     empties.dedup();
-    println!(
+    crate::outln!(
         "validation ({}): mean absolute error in discs",
         path.display()
-    );
-    println!("empties  positions  patterns  evaluation v1");
+    )?;
+    crate::outln!("empties  positions  patterns  evaluation v1")?;
     for count in empties {
         let set: Vec<&(Board, i32)> = positions
             .iter()
@@ -297,12 +297,12 @@ fn report_validation(path: &PathBuf, eval: &PatternEval) -> Result<()> {
                 .sum::<f64>()
                 / set.len() as f64
         };
-        println!(
+        crate::outln!(
             "{count:>7}  {:>9}  {:>8.2}  {:>13.2}",
             set.len(),
             mae(eval),
             mae(&SeedsEval)
-        );
+        )?;
     }
     Ok(())
 }
@@ -441,7 +441,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--validation" => options.validation = Some(PathBuf::from(value?)),
             "--out" => options.out = Some(PathBuf::from(value?)),
             "--make-validation" => options.make_validation = Some(PathBuf::from(value?)),
-            other => bail!("unexpected argument {other:?} (usage: tsuru {USAGE})"),
+            other => bail!(super::unexpected_argument(other, USAGE)),
         }
         i += 2;
     }

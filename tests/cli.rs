@@ -1,0 +1,250 @@
+//! The command line of the whole binary: `--help` of every subcommand, suggestions for
+//! mistyped subcommands and options, and a quiet end when stdout is closed.
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const TSURU: &str = env!("CARGO_BIN_EXE_tsuru");
+
+/// Longest wait for a process expected to end on its own.
+const DEADLINE: Duration = Duration::from_secs(120);
+
+/// Runs `tsuru ARGS` with an empty stdin and returns its status and output.
+fn tsuru(args: &[&str]) -> Output {
+    Command::new(TSURU)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("running tsuru")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The subcommand names listed under "Subcommands:" in `tsuru --help`.
+fn subcommands() -> Vec<String> {
+    let help = tsuru(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    let stdout = text(&help.stdout);
+    let section = stdout
+        .split("Subcommands:\n")
+        .nth(1)
+        .expect("a Subcommands section in --help");
+    section
+        .lines()
+        .take_while(|line| !line.is_empty())
+        // Entries are "  NAME  description"; their usage lines are indented further.
+        .filter(|line| line.starts_with("  ") && !line.starts_with("   "))
+        .map(|line| line.split_whitespace().next().unwrap().to_string())
+        .collect()
+}
+
+/// Waits for `child` to end by itself within [`DEADLINE`]; kills it and fails otherwise.
+fn wait_bounded(child: &mut Child, what: &str) -> std::process::ExitStatus {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("waiting for tsuru") {
+            return status;
+        }
+        if started.elapsed() > DEADLINE {
+            child.kill().ok();
+            child.wait().ok();
+            panic!("{what}: still running after {DEADLINE:?}; killed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Asserts that a run ended quietly: status 0 and no panic message.
+fn assert_quiet_end(status: std::process::ExitStatus, stderr: &str, what: &str) {
+    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+    assert_ne!(status.code(), Some(101), "{what}: {stderr}");
+    assert_eq!(status.code(), Some(0), "{what}: {stderr}");
+}
+
+#[test]
+fn help_lists_every_subcommand() {
+    let names = subcommands();
+    for expected in [
+        "perft", "solve", "bench", "match", "train", "datagen", "probcut",
+    ] {
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} in {names:?}"
+        );
+    }
+}
+
+#[test]
+fn every_subcommand_answers_help_with_its_usage() {
+    for name in subcommands() {
+        for flag in ["--help", "-h"] {
+            let out = tsuru(&[&name, flag]);
+            let stdout = text(&out.stdout);
+            assert_eq!(out.status.code(), Some(0), "{name} {flag}: {out:?}");
+            assert!(
+                stdout.starts_with(&format!("usage: tsuru {name}")),
+                "{name} {flag}: {stdout}"
+            );
+            assert!(
+                out.stderr.is_empty(),
+                "{name} {flag}: {}",
+                text(&out.stderr)
+            );
+        }
+    }
+    // After other arguments too, and match keeps its longer help.
+    let out = tsuru(&["match", "--games", "4", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("Options of tsuru match"));
+    let out = tsuru(&["datagen", "--out", "x", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).starts_with("usage: tsuru datagen"));
+}
+
+#[test]
+fn an_unknown_subcommand_suggests_the_nearest() {
+    for (word, meant) in [
+        ("perf", "perft"),
+        ("sovle", "solve"),
+        ("datagne", "datagen"),
+    ] {
+        let out = tsuru(&[word, "3"]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{word}: {stderr}");
+        assert!(out.stdout.is_empty(), "{word}");
+        assert!(
+            stderr.contains(&format!(
+                "unknown subcommand '{word}'; did you mean '{meant}'?"
+            )),
+            "{word}: {stderr}"
+        );
+    }
+    // Nothing close: the error lists the subcommands instead.
+    let out = tsuru(&["xyzzy"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("did you mean"), "{stderr}");
+    assert!(stderr.contains("unknown subcommand 'xyzzy'"), "{stderr}");
+    assert!(stderr.contains("perft, solve"), "{stderr}");
+}
+
+#[test]
+fn unknown_options_suggest_the_nearest() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--levle", "5"], "--level"),
+        (&["--gtp", "--hsh=8"], "--hash"),
+        (&["perft", "--refrence", "3"], "--reference"),
+        (&["solve", "x.obf", "--frist", "3"], "--first"),
+        (&["bench", "--hsh", "8"], "--hash"),
+        (&["match", "--gaems", "2"], "--games"),
+        (&["match", "--resum"], "--resume"),
+        (&["train", "--epoks", "3"], "--epochs"),
+        (&["datagen", "--gmes", "5"], "--games"),
+        (&["datagen", "--out", "x", "--sede"], "--seed"),
+        (&["probcut", "--seeed", "1"], "--seed"),
+        (&["probcut", "--hepl"], "--help"),
+    ];
+    for (args, meant) in cases {
+        let out = tsuru(args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            stderr.contains(&format!("did you mean '{meant}'?")),
+            "{args:?}: {stderr}"
+        );
+    }
+    let out = tsuru(&["bench", "--frobnicate", "1"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("unexpected argument '--frobnicate'"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("did you mean"), "{stderr}");
+}
+
+#[test]
+fn perft_ends_quietly_when_its_reader_closes() {
+    let mut child = Command::new(TSURU)
+        .args(["perft", "99"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting tsuru perft");
+    let mut reader = BufReader::new(child.stdout.take().expect("stdout"));
+    for depth in 1..=4 {
+        let mut line = String::new();
+        reader.read_line(&mut line).expect("reading perft");
+        assert!(
+            line.starts_with(&format!("depth {depth:2}")),
+            "line {depth}: {line}"
+        );
+    }
+    // Depth 12 and beyond take seconds to minutes: the process only ends this soon if its
+    // next line, written after this close, ends it.
+    drop(reader);
+    let status = wait_bounded(&mut child, "perft 99");
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("reading stderr");
+    assert_quiet_end(status, &stderr, "perft 99 | head -4");
+}
+
+#[test]
+fn output_to_a_closed_pipe_ends_quietly() {
+    let mut runs: Vec<Vec<String>> = vec![
+        vec!["--help".into()],
+        vec!["--version".into()],
+        vec!["perft".into(), "99".into()],
+        vec!["bench".into(), "--depth-offset".into(), "-20".into()],
+        vec![
+            "solve".into(),
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/fixtures/fforum-1-19.obf"
+            )
+            .into(),
+            "--hash".into(),
+            "1".into(),
+            "--last".into(),
+            "0".into(),
+        ],
+    ];
+    runs.extend(
+        subcommands()
+            .into_iter()
+            .map(|name| vec![name, "--help".into()]),
+    );
+    for args in runs {
+        // The read end is closed before the process starts, so its first write fails.
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let mut child = Command::new(TSURU)
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting tsuru");
+        // Stderr carries a few lines at most, well within a pipe's buffer, so waiting
+        // first cannot block the process.
+        let status = wait_bounded(&mut child, &args.join(" "));
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .expect("stderr")
+            .read_to_string(&mut stderr)
+            .expect("reading stderr");
+        assert_quiet_end(status, &stderr, &args.join(" "));
+    }
+}
