@@ -80,6 +80,19 @@ const SUBCOMMANDS: &[Subcommand] = &[
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("error"))
         .target(env_logger::Target::Stderr)
+        // Every log line is one ASCII line starting with '[': whatever input a message
+        // echoes is escaped (NBoard merges stderr into its stdout reader, which takes ASCII).
+        .format(|buf, record| {
+            use std::io::Write;
+            writeln!(
+                buf,
+                "[{} {:<5} {}] {}",
+                buf.timestamp(),
+                record.level(),
+                record.target(),
+                tsuru::protocol::output::escape(&record.args().to_string())
+            )
+        })
         .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let Err(err) = run(&args) {
