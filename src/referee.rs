@@ -21,6 +21,7 @@ pub mod game;
 pub mod gtp;
 pub mod nboard;
 pub mod openings;
+pub mod sprt;
 pub mod stats;
 
 use std::fmt;
