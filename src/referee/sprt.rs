@@ -110,7 +110,7 @@ impl Sprt {
 
     /// The generalized LLR of H1 against H0 for `counts[i]` outcomes with score
     /// `i / (counts.len() - 1)` (3 counts: losses, draws, wins; 5: pairs from 0 to 2
-    /// points); 0 without any outcome.
+    /// points); 0 without any outcome. Panics with fewer than two counts.
     pub fn llr(&self, counts: &[u32]) -> f64 {
         assert!(counts.len() >= 2, "at least two outcomes");
         if counts.iter().all(|&count| count == 0) {
