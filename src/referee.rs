@@ -21,12 +21,12 @@ pub mod game;
 pub mod gtp;
 pub mod nboard;
 pub mod openings;
+pub mod sprt;
 pub mod stats;
 
 use std::fmt;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -301,16 +301,68 @@ impl GameReport {
     }
 }
 
+/// What the match does after a game, as the caller of [`run_match`] decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on with the schedule.
+    Continue,
+    /// Start no new game, except the other game of a colour-swapped pair whose first game has
+    /// finished or is under way, so that no pair is left half played; games under way finish.
+    Stop,
+}
+
+/// Hands out the games of the schedule to the workers, in order, until the match stops.
+struct Dispenser {
+    /// Game numbers still to play, ascending.
+    schedule: Vec<usize>,
+    /// How many of `schedule` have been handed out or skipped.
+    cursor: usize,
+    /// For each game number: finished in an earlier run, or handed out in this one.
+    begun: Vec<bool>,
+    /// Whether [`Flow::Stop`] was asked for.
+    stopping: bool,
+}
+
+impl Dispenser {
+    fn new(schedule: Vec<usize>, games: usize, done: &[usize]) -> Dispenser {
+        let mut begun = vec![false; games];
+        for &index in done {
+            if let Some(slot) = begun.get_mut(index) {
+                *slot = true;
+            }
+        }
+        Dispenser {
+            schedule,
+            cursor: 0,
+            begun,
+            stopping: false,
+        }
+    }
+
+    /// The next game to play, or `None` when the schedule is used up or the match stops.
+    fn next(&mut self) -> Option<usize> {
+        while let Some(&index) = self.schedule.get(self.cursor) {
+            self.cursor += 1;
+            let partner_begun = self.begun.get(index ^ 1).copied().unwrap_or(false);
+            if !self.stopping || partner_begun {
+                self.begun[index] = true;
+                return Some(index);
+            }
+        }
+        None
+    }
+}
+
 /// Plays the games of the match whose schedule numbers are not in `done` (those an earlier,
 /// interrupted run finished); calls `on_game` on the calling thread as each game ends (in
-/// order of completion) and returns the reports of the games played, in schedule order.
-/// Protocols not given are detected first; an engine that cannot be started or identified is
-/// an error before any game.
+/// order of completion), stopping early once it returns [`Flow::Stop`], and returns the
+/// reports of the games played, in schedule order. Protocols not given are detected first;
+/// an engine that cannot be started or identified is an error before any game.
 pub fn run_match(
     config: &MatchConfig,
     log: &EngineLog,
     done: &[usize],
-    mut on_game: impl FnMut(&GameReport),
+    mut on_game: impl FnMut(&GameReport) -> Flow,
 ) -> Result<Vec<GameReport>> {
     if config.openings.is_empty() {
         bail!("no openings to play");
@@ -332,22 +384,36 @@ pub fn run_match(
             }
         };
     }
-    let next = AtomicUsize::new(0);
-    let (sender, receiver) = mpsc::channel::<GameReport>();
+    // Each report travels with a channel on which the worker waits until `on_game` has judged
+    // it, so that a worker takes its next game only after a stop has been seen: one worker
+    // plays exactly the games an SPRT would play one after another.
+    let (sender, receiver) = mpsc::channel::<(GameReport, mpsc::Sender<()>)>();
     let workers = config.concurrency.clamp(1, schedule.len());
     let mut reports = Vec::with_capacity(schedule.len());
+    let dispenser = Mutex::new(Dispenser::new(schedule, config.games, done));
+    // A worker that panicked while holding the lock left the dispenser consistent (its
+    // fields are updated together), so a poisoned lock is used as it is.
+    let lock = || {
+        dispenser
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
     std::thread::scope(|scope| -> Result<()> {
         for worker in 0..workers {
             let sender = sender.clone();
-            let next = &next;
-            let schedule = &schedule;
+            let lock = &lock;
             std::thread::Builder::new()
                 .name(format!("match-worker-{worker}"))
                 .spawn_scoped(scope, move || {
                     let mut players: [Option<Box<dyn Player>>; 2] = [None, None];
-                    while let Some(&index) = schedule.get(next.fetch_add(1, Ordering::SeqCst)) {
+                    loop {
+                        // A `let` statement releases the lock before the game (the scrutinee
+                        // of a `while let` would hold it through the loop body).
+                        let next = lock().next();
+                        let Some(index) = next else { break };
                         let report = play_scheduled(config, &protocols, log, index, &mut players);
-                        if sender.send(report).is_err() {
+                        let (judged, wait) = mpsc::channel();
+                        if sender.send((report, judged)).is_err() || wait.recv().is_err() {
                             break;
                         }
                     }
@@ -355,9 +421,13 @@ pub fn run_match(
                 .context("starting a match worker")?;
         }
         drop(sender);
-        for report in receiver {
-            on_game(&report);
+        for (report, judged) in receiver {
+            if on_game(&report) == Flow::Stop {
+                lock().stopping = true;
+            }
             reports.push(report);
+            // A worker that has gone away needs no answer.
+            let _ = judged.send(());
         }
         Ok(())
     })?;

@@ -461,6 +461,161 @@ fn forfeits_survive_a_resumed_match() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The SPRT line of a results table: `SPRT: llr X (bounds ...), VERDICT`, with X parsed.
+fn sprt_line(stdout: &str) -> (f64, &str) {
+    let line = stdout
+        .lines()
+        .find(|line| line.starts_with("SPRT: llr "))
+        .unwrap_or_else(|| panic!("no SPRT line in:\n{stdout}"));
+    let rest = &line["SPRT: llr ".len()..];
+    let (llr, rest) = rest.split_once(' ').unwrap();
+    (llr.parse().unwrap(), rest)
+}
+
+#[test]
+fn an_sprt_match_stops_at_a_bound() {
+    // A fake engine that forfeits every game: each pair is won twice by tsuru. For elo0 0 and
+    // elo1 200 (score 0.759747), a separate calculation gives the LLR of k such pairs as
+    // 2.929162 for k = 7 and 3.347539 for k = 8, so H1 is accepted after 16 games of the 100
+    // allowed; with the fake first, k pairs lost twice give -2.933441 for k = 4 and -3.666356
+    // for k = 5, so H0 is accepted after 10 games.
+    let tsuru = format!("tsuru={TSURU} --gtp --depth 1");
+    let fake = format!("fake=bash {FAULTY} illegal");
+    for (first, second, games, llr, verdict, pentanomial) in [
+        (&tsuru, &fake, 16, 3.35, "H1 accepted", "0 0 0 0 8"),
+        (&fake, &tsuru, 10, -3.67, "H0 accepted", "5 0 0 0 0"),
+    ] {
+        let dir = out_dir(&format!("sprt-{games}"));
+        let output = run_match(
+            &dir,
+            &[
+                "--engine", first, "--engine", second, "--games", "100", "--sprt", "0,200",
+            ],
+        );
+        let stdout = text(&output.stdout);
+        let stderr = text(&output.stderr);
+        assert!(output.status.success(), "{stdout}{stderr}");
+        assert_eq!(read_games(&dir, games).len(), games);
+        assert_eq!(
+            sprt_line(&stdout),
+            (
+                llr,
+                "(bounds -2.94 .. 2.94), H1 accepted"
+                    .replace("H1 accepted", verdict)
+                    .as_str()
+            )
+        );
+        let name = first.split('=').next().unwrap();
+        assert!(
+            stdout.contains(&format!(
+                "SPRT elo0 0, elo1 200, alpha 0.05, beta 0.05: {} pairs scoring 0 / 0.5 / 1 / \
+                 1.5 / 2 points for {name}: {pentanomial}\n",
+                games / 2
+            )),
+            "{stdout}"
+        );
+        // The progress lines show the running LLR: 0.418890 after the first pair won twice,
+        // -0.734693 after one lost twice (separate calculation).
+        assert!(stderr.contains("at most 100 games"), "{stderr}");
+        assert!(
+            stderr.lines().any(|line| line.starts_with("[2/100] ")
+                && line.ends_with(if games == 16 { "llr 0.42" } else { "llr -0.73" })),
+            "{stderr}"
+        );
+        let results = std::fs::read_to_string(dir.join("results.txt")).unwrap();
+        assert_eq!(results, stdout);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn an_sprt_match_with_games_in_flight_completes_its_pairs() {
+    // Two games at a time: when the bound is reached after 8 pairs, a game under way may add
+    // one more pair, which is finished rather than left half played (LLR 3.765917 for 9 pairs
+    // won twice, in a separate calculation).
+    let dir = out_dir("sprt-concurrent");
+    let tsuru = format!("tsuru={TSURU} --gtp --depth 1");
+    let fake = format!("fake=bash {FAULTY} illegal");
+    let output = run_match(
+        &dir,
+        &[
+            "--engine",
+            &tsuru,
+            "--engine",
+            &fake,
+            "--sprt",
+            "0,200",
+            "--concurrency",
+            "2",
+        ],
+    );
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
+    let lines = std::fs::read_to_string(dir.join("games.txt")).unwrap();
+    let games = lines.lines().count();
+    assert!(games == 16 || games == 18, "{games} games:\n{lines}");
+    read_games(&dir, games);
+    // The verdict is that of the crossing; a ninth pair shows where the LLR was then.
+    let expected = if games == 16 {
+        (3.35, "(bounds -2.94 .. 2.94), H1 accepted")
+    } else {
+        (
+            3.77,
+            "(bounds -2.94 .. 2.94), H1 accepted when it reached 3.35 after 8 pairs",
+        )
+    };
+    assert_eq!(sprt_line(&stdout), expected);
+    assert!(!stdout.contains("incomplete"), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_resumed_sprt_match_recomputes_the_test_from_its_games() {
+    let tsuru = format!("tsuru={TSURU} --gtp --depth 1");
+    let fake = format!("fake=bash {FAULTY} illegal");
+    let args = ["--engine", &tsuru, "--engine", &fake, "--sprt", "0,200"];
+    let straight_dir = out_dir("sprt-straight");
+    let output = run_match(&straight_dir, &args);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let straight = text(&output.stdout);
+
+    // Stopped at 6 games, inconclusive (3 pairs: llr 1.26 in a separate calculation).
+    let dir = out_dir("sprt-resumed");
+    let mut short = args.to_vec();
+    short.extend(["--games", "6"]);
+    let output = run_match(&dir, &short);
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(
+        sprt_line(&stdout),
+        (1.26, "(bounds -2.94 .. 2.94), inconclusive")
+    );
+    // Resumed without the limit: it goes on to the same stop, with the same table.
+    let mut resumed = args.to_vec();
+    resumed.push("--resume");
+    let output = run_match(&dir, &resumed);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("at most 20000 games (6 already played)"),
+        "{stderr}"
+    );
+    assert_eq!(text(&output.stdout), straight);
+    assert_eq!(read_games(&dir, 16).len(), 16);
+    // Resumed once more, the verdict is already in games.txt: nothing is played.
+    let output = run_match(&dir, &resumed);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("reached its verdict in the games already played"),
+        "{stderr}"
+    );
+    assert_eq!(text(&output.stdout), straight);
+    assert_eq!(read_games(&dir, 16).len(), 16);
+    std::fs::remove_dir_all(&straight_dir).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn bad_arguments_and_engines_that_cannot_start_are_errors() {
     let dir = out_dir("bad");

@@ -15,6 +15,14 @@
 //! played (their lines are checked against the schedule: number, opening, colours), the
 //! others are played, and the table covers them all. A long match, such as 100 games against
 //! GRhino's strongest level, can so be played in several sittings.
+//!
+//! `--sprt ELO0,ELO1` runs a sequential probability ratio test on the colour-swapped pairs
+//! (see [`crate::referee::sprt`]): H1 says the first engine is `ELO1` stronger than the
+//! second, H0 only `ELO0`. `--games` is then the most games to play (default
+//! [`SPRT_MAX_GAMES`]); the match starts no new pair once the log-likelihood ratio reaches a
+//! bound, and the table ends with the LLR, the bounds and the decision. `--resume` recomputes
+//! the test from `games.txt`, in the order the games finished, so it stops where an
+//! uninterrupted match would have.
 
 use std::fmt::Write as _;
 use std::fs::File;
@@ -25,13 +33,20 @@ use anyhow::{bail, ensure, Context, Result};
 
 use crate::board::Color;
 use crate::referee::openings::{self, Opening};
+use crate::referee::sprt::{PairedSprt, Sprt};
 use crate::referee::stats::{EloEstimate, Tally};
-use crate::referee::{self, EngineLog, EngineSpec, GameReport, Limits, MatchConfig, Protocol};
+use crate::referee::{
+    self, EngineLog, EngineSpec, Flow, GameReport, Limits, MatchConfig, Protocol,
+};
+
+/// The most games of an SPRT match when `--games` does not say.
+pub const SPRT_MAX_GAMES: usize = 20_000;
 
 /// The usage line shown by `--help`.
 pub const USAGE: &str = "match --engine NAME=CMD --engine NAME=CMD [--protocol NAME=gtp|nboard] \
 [--openings FILE] [--games N] [--seed S] [--depth D | --move-time S | --time-per-game S] \
-[--timeout S] [--margin S] [--concurrency K] [--out DIR] [--resume]";
+[--timeout S] [--margin S] [--concurrency K] [--out DIR] [--resume] \
+[--sprt ELO0,ELO1 [--alpha A] [--beta B]]";
 
 /// `tsuru match --help`.
 const HELP: &str = "\
@@ -40,8 +55,8 @@ Options of tsuru match:
                            command line (quotes group words)
   --protocol NAME=P        gtp or nboard; otherwise detected with nboard 2 / ping 1
   --openings FILE          one transcript per line (default: the 10784 XOT openings)
-  --games N                games to play (default 2); each opening is played twice, colours
-                           swapped
+  --games N                games to play (default 2; with --sprt the most, default 20000);
+                           each opening is played twice, colours swapped
   --seed S                 which openings, in which order (default 1)
   --depth D                midgame depth, sent to NBoard engines with set depth
   --move-time S            seconds per move, enforced by the referee
@@ -53,6 +68,11 @@ Options of tsuru match:
   --resume                 continue the interrupted match in --out: keep its finished games
                            (games.txt) and play the rest of the schedule; give the same
                            engines, openings, --games and --seed
+  --sprt ELO0,ELO1         a sequential probability ratio test on the colour-swapped pairs:
+                           stop once the first engine is shown ELO1 (H1) or only ELO0 (H0)
+                           Elo stronger than the second (logistic Elo, pentanomial counts)
+  --alpha A, --beta B      the test's error rates (default 0.05 each): accepting H1 when H0
+                           holds, and H0 when H1 holds
 ";
 
 /// Everything `tsuru match` was asked to do.
@@ -60,12 +80,15 @@ struct Options {
     engines: Vec<EngineSpec>,
     protocols: Vec<(String, Protocol)>,
     openings: Option<PathBuf>,
+    /// The games to play, or with `sprt` the most.
     games: usize,
     seed: u64,
     limits: Limits,
     concurrency: usize,
     out: PathBuf,
     resume: bool,
+    /// The sequential test, if asked for.
+    sprt: Option<Sprt>,
 }
 
 /// Runs the tool: plays the match, prints the table; errors on bad arguments or when an
@@ -120,9 +143,20 @@ pub fn run(args: &[String]) -> Result<()> {
         config.engines[1].name.clone(),
     ];
     eprintln!(
-        "match: {} vs {}, {} games{}, {}, openings seed {}; output in {}",
+        "match: {} vs {}, {}{} games{}, {}, openings seed {}; output in {}",
         names[0],
         names[1],
+        match &options.sprt {
+            Some(test) => {
+                let (lower, upper) = test.bounds();
+                format!(
+                    "SPRT elo0 {} elo1 {} (alpha {}, beta {}, llr bounds {lower:.2} .. \
+                     {upper:.2}), at most ",
+                    test.elo0, test.elo1, test.alpha, test.beta
+                )
+            }
+            None => String::new(),
+        },
         config.games,
         if earlier.is_empty() {
             String::new()
@@ -135,14 +169,23 @@ pub fn run(args: &[String]) -> Result<()> {
     );
 
     let mut tallies = [Tally::default(); 2];
+    // `earlier` is in the order of games.txt, the order in which the games finished.
+    let mut sprt = options.sprt.map(PairedSprt::new);
     for game in &earlier {
         tallies[0].add(game.disc_diff(0));
         tallies[1].add(game.disc_diff(1));
+        if let Some(sprt) = &mut sprt {
+            sprt.add_game(game.index, game.points(0));
+        }
     }
     let mut done = earlier.len();
     let mut write_error = None;
     let played: Vec<usize> = earlier.iter().map(|game| game.index).collect();
-    let reports = referee::run_match(&config, &log, &played, |report| {
+    let decided = sprt.as_ref().is_some_and(|sprt| sprt.crossing().is_some());
+    if decided {
+        eprintln!("match: the SPRT reached its verdict in the games already played");
+    }
+    let on_game = |report: &GameReport| -> Flow {
         done += 1;
         tallies[0].add(report.disc_diff(0));
         tallies[1].add(report.disc_diff(1));
@@ -154,27 +197,45 @@ pub fn run(args: &[String]) -> Result<()> {
         if let Err(err) = written {
             write_error.get_or_insert(err);
         }
+        let mut flow = Flow::Continue;
+        let mut llr = String::new();
+        if let Some(sprt) = &mut sprt {
+            if sprt.add_game(report.index, report.points(0)) {
+                flow = Flow::Stop;
+            }
+            llr = format!("  llr {:.2}", sprt.llr());
+        }
         eprintln!(
-            "[{done}/{}] {line}  | {} {:.1} - {:.1} {}",
+            "[{done}/{}] {line}  | {} {:.1} - {:.1} {}{llr}",
             config.games,
             names[0],
             points(&tallies[0]),
             points(&tallies[1]),
             names[1]
         );
-    })?;
+        flow
+    };
+    let reports = if decided {
+        Vec::new()
+    } else {
+        referee::run_match(&config, &log, &played, on_game)?
+    };
     if let Some(err) = write_error {
         bail!("writing the game files in {}: {err}", options.out.display());
     }
     let mut finished = earlier;
     finished.extend(reports.iter().map(Finished::of));
     finished.sort_by_key(|game| game.index);
-    let table = results_table(&config, &finished);
-    crate::out!("{table}")?;
-    std::io::stdout().flush()?;
+    let mut table = results_table(&config, &finished);
+    if let Some(sprt) = &sprt {
+        table += &sprt.summary(&names[0]);
+    }
+    // The record first: a closed stdout must not cost the results file.
     File::create(options.out.join("results.txt"))
         .and_then(|mut file| file.write_all(table.as_bytes()))
         .with_context(|| format!("writing results.txt in {}", options.out.display()))?;
+    crate::out!("{table}")?;
+    std::io::stdout().flush()?;
     Ok(())
 }
 
@@ -533,7 +594,11 @@ fn parse_args(args: &[String]) -> Result<Options> {
         concurrency: 1,
         out: PathBuf::from("match-out"),
         resume: false,
+        sprt: None,
     };
+    let mut games = None;
+    let mut elos = None;
+    let mut rates = [None, None];
     let mut i = 0;
     while i < args.len() {
         let flag = args[i].as_str();
@@ -578,8 +643,24 @@ fn parse_args(args: &[String]) -> Result<Options> {
             }
             "--openings" => options.openings = Some(PathBuf::from(value?)),
             "--games" => {
-                options.games = value?.parse().context("--games needs a number")?;
-                ensure!(options.games > 0, "--games must be at least 1");
+                let count: usize = value?.parse().context("--games needs a number")?;
+                ensure!(count > 0, "--games must be at least 1");
+                games = Some(count);
+            }
+            "--sprt" => {
+                let text = value?;
+                let parsed = text.split_once(',').and_then(|(elo0, elo1)| {
+                    Some((elo0.trim().parse().ok()?, elo1.trim().parse().ok()?))
+                });
+                elos = Some(parsed.with_context(|| {
+                    format!("--sprt needs ELO0,ELO1 such as 0,10, not {text:?}")
+                })?);
+            }
+            "--alpha" | "--beta" => {
+                let rate: f64 = value?
+                    .parse()
+                    .with_context(|| format!("{flag} needs a probability"))?;
+                rates[usize::from(flag == "--beta")] = Some(rate);
             }
             "--seed" => options.seed = value?.parse().context("--seed needs a number")?,
             "--depth" => {
@@ -599,6 +680,17 @@ fn parse_args(args: &[String]) -> Result<Options> {
             other => bail!(super::unexpected_argument(other, USAGE)),
         }
         i += 2;
+    }
+    match elos {
+        Some((elo0, elo1)) => {
+            let [alpha, beta] = rates.map(|rate| rate.unwrap_or(0.05));
+            options.sprt = Some(Sprt::new(elo0, elo1, alpha, beta).context("--sprt")?);
+            options.games = games.unwrap_or(SPRT_MAX_GAMES);
+        }
+        None => {
+            ensure!(rates == [None, None], "--alpha and --beta go with --sprt");
+            options.games = games.unwrap_or(2);
+        }
     }
     ensure!(
         options.engines.len() == 2,
@@ -676,8 +768,30 @@ mod tests {
             "--engine a=x --engine b=y --move-time -1",
             "--engine a=x --engine b=y --depth",
             "--engine a=x --engine b=y --bogus 1",
+            "--engine a=x --engine b=y --sprt 10",
+            "--engine a=x --engine b=y --sprt 10,0",
+            "--engine a=x --engine b=y --sprt 0,x",
+            "--engine a=x --engine b=y --sprt 0,10 --alpha 0",
+            "--engine a=x --engine b=y --sprt 0,10 --beta 0.6 --alpha 0.5",
+            "--engine a=x --engine b=y --alpha 0.1",
         ] {
             assert!(parse_args(&args(bad)).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn sprt_arguments() {
+        let args = |text: &str| -> Vec<String> { split_command(text).unwrap() };
+        let plain = parse_args(&args("--engine a=x --engine b=y")).unwrap();
+        assert_eq!((plain.games, plain.sprt), (2, None));
+        let sprt = parse_args(&args("--engine a=x --engine b=y --sprt -1.5,4")).unwrap();
+        assert_eq!(sprt.games, SPRT_MAX_GAMES);
+        assert_eq!(sprt.sprt, Some(Sprt::new(-1.5, 4.0, 0.05, 0.05).unwrap()));
+        let rates = parse_args(&args(
+            "--engine a=x --engine b=y --games 500 --sprt 0,5 --alpha 0.1 --beta 0.2",
+        ))
+        .unwrap();
+        assert_eq!(rates.games, 500);
+        assert_eq!(rates.sprt, Some(Sprt::new(0.0, 5.0, 0.1, 0.2).unwrap()));
     }
 }
