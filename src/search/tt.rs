@@ -25,6 +25,9 @@ pub const BUCKET_ENTRIES: usize = 5;
 /// Words of one stored entry.
 const ENTRY_WORDS: usize = 3;
 
+/// Words of the entries of one bucket.
+const ENTRIES_WORDS: usize = BUCKET_ENTRIES * ENTRY_WORDS;
+
 /// Words of one bucket: one 64-byte cache line.
 const BUCKET_WORDS: usize = 16;
 
@@ -32,7 +35,7 @@ const BUCKET_WORDS: usize = 16;
 const BUCKET_BYTES: usize = BUCKET_WORDS * std::mem::size_of::<u32>();
 
 // The entries of a bucket fit in its cache line.
-const _: () = assert!(BUCKET_ENTRIES * ENTRY_WORDS <= BUCKET_WORDS);
+const _: () = assert!(ENTRIES_WORDS <= BUCKET_WORDS);
 
 /// Depth recorded for endgame-solved (exact game-theoretic) bounds.
 pub const SOLVED_DEPTH: u8 = 255;
@@ -192,30 +195,42 @@ impl TranspositionTable {
         self.generation = self.generation.wrapping_add(1).max(1);
     }
 
-    /// The words of the entries of `hash`'s bucket.
+    /// The first word of `hash`'s bucket.
     #[inline]
-    fn bucket(&self, hash: u64) -> std::ops::Range<usize> {
-        let first = self.start + (hash as usize & self.bucket_mask) * BUCKET_WORDS;
-        first..first + BUCKET_ENTRIES * ENTRY_WORDS
+    fn bucket(&self, hash: u64) -> usize {
+        self.start + (hash as usize & self.bucket_mask) * BUCKET_WORDS
     }
 
     /// The entry stored for `hash`, if any.
     #[inline]
     pub fn probe(&self, hash: u64) -> Option<Entry> {
         let check = (hash >> 32) as u32;
-        self.words[self.bucket(hash)]
-            .chunks_exact(ENTRY_WORDS)
-            .map(Entry::decode)
-            .find(|e| e.check == check && !e.is_empty())
+        let first = self.bucket(hash);
+        // A fixed-size view: one bounds check for the whole bucket.
+        let bucket: &[u32; ENTRIES_WORDS] = self.words[first..first + ENTRIES_WORDS]
+            .try_into()
+            .expect("a bucket's words");
+        for words in bucket.chunks_exact(ENTRY_WORDS) {
+            // Most entries are other positions': the check word alone rules them out.
+            if words[0] == check {
+                let entry = Entry::decode(words);
+                if !entry.is_empty() {
+                    return Some(entry);
+                }
+            }
+        }
+        None
     }
 
     /// Stores a result for `hash`.
     #[inline]
     pub fn store(&mut self, hash: u64, depth: u8, bound: Bound, score: i32, best: Option<Square>) {
-        let range = self.bucket(hash);
+        let first = self.bucket(hash);
         let check = (hash >> 32) as u32;
         let generation = self.generation;
-        let bucket = &mut self.words[range];
+        let bucket: &mut [u32; ENTRIES_WORDS] = (&mut self.words[first..first + ENTRIES_WORDS])
+            .try_into()
+            .expect("a bucket's words");
         let mut victim = 0;
         let mut victim_rank = i32::MAX;
         for (i, entry) in bucket
