@@ -28,7 +28,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use crate::board::{Board, Move};
-use crate::eval::Evaluation;
+use crate::eval::{EvalBundle, Evaluation};
 use crate::score::Score;
 use endgame::{EndgameSolver, SolveMode};
 pub use time::TimeBudget;
@@ -164,13 +164,14 @@ pub struct SearchResult {
     pub completed: bool,
 }
 
-/// The searcher: transposition table, endgame solver and evaluation, reused across searches.
+/// The searcher: transposition table, endgame solver and evaluation bundle, reused across
+/// searches.
 pub struct Search {
     tt: TranspositionTable,
     solver: EndgameSolver,
-    eval: Box<dyn Evaluation>,
+    /// The evaluation and its statistics; the solver holds a handle to the same bundle.
+    bundle: EvalBundle,
     use_table: bool,
-    probcut: &'static probcut::ProbCutTable,
     selectivity: Option<f32>,
     // Per-search state.
     nodes: u64,
@@ -185,16 +186,16 @@ pub struct Search {
 
 impl Search {
     /// A searcher whose tables use `hash_mb` MiB in all, half for the midgame table and half
-    /// for the solver's, with evaluation v1. Tables hold a power-of-two number of buckets, so
-    /// a power-of-two size (such as the default 64) is used exactly; other sizes round down.
+    /// for the solver's, with the shipped evaluation bundle ([`EvalBundle::shipped`]). Tables
+    /// hold a power-of-two number of buckets, so a power-of-two size (such as the default 64)
+    /// is used exactly; other sizes round down.
     pub fn new(hash_mb: usize) -> Search {
         let hash_mb = hash_mb.max(2);
         Search {
             tt: TranspositionTable::new(hash_mb / 2),
             solver: EndgameSolver::new(hash_mb - hash_mb / 2),
-            eval: Box::new(crate::eval::shipped().clone()),
+            bundle: EvalBundle::shipped(),
             use_table: true,
-            probcut: probcut::ProbCutTable::shipped(),
             selectivity: Some(probcut::DEFAULT_CONFIDENCE),
             nodes: 0,
             next_poll: POLL_INTERVAL,
@@ -231,14 +232,22 @@ impl Search {
         self.selectivity = confidence.filter(|t| t.is_finite() && *t > 0.0);
     }
 
-    /// Replaces the evaluation.
-    pub fn set_evaluation(&mut self, eval: Box<dyn Evaluation>) {
-        self.eval = eval;
+    /// Replaces the evaluation bundle, for the midgame search and the solver alike: without
+    /// midgame statistics the search runs without Multi-ProbCut, without endgame statistics
+    /// the solver solves without selective passes.
+    pub fn set_evaluation(&mut self, bundle: EvalBundle) {
+        self.solver.set_evaluation(bundle.clone());
+        self.bundle = bundle;
+    }
+
+    /// The evaluation bundle in use.
+    pub fn evaluation(&self) -> &EvalBundle {
+        &self.bundle
     }
 
     /// The static evaluation of a position (for tools and tests).
     pub fn evaluate(&self, board: &Board) -> Score {
-        self.eval.evaluate(board)
+        self.bundle.evaluator().evaluate(board)
     }
 
     /// Searches `board` within `limits`, calling `on_info` after every completed iteration,

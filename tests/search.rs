@@ -6,10 +6,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tsuru::board::{bits, Board, Move};
-use tsuru::eval::{shipped, Evaluation};
+use tsuru::eval::bundle::Evaluator;
+use tsuru::eval::{EvalBundle, Evaluation};
 use tsuru::rng::Rng;
 use tsuru::score::{Score, UNITS_PER_DISC};
 use tsuru::search::{Depth, Search, SearchLimits};
+
+/// The shipped evaluation, loaded once.
+fn shipped() -> &'static Evaluator {
+    static EVAL: std::sync::OnceLock<Evaluator> = std::sync::OnceLock::new();
+    EVAL.get_or_init(|| EvalBundle::shipped().evaluator().clone())
+}
 
 /// Plain negamax to `depth` plies with the search's conventions: a finished game scores its
 /// final disc difference, depth 0 the static evaluation, and a pass uses no depth.

@@ -14,6 +14,7 @@ use super::probcut::Cut;
 use super::tt::Bound;
 use super::{Search, MAX_PLY, POLL_INTERVAL};
 use crate::board::{Board, Move};
+use crate::eval::Evaluation;
 use crate::score::{Score, UNITS_PER_DISC};
 
 /// Nodes with at most this many empties and depth covering them go to the exact solver.
@@ -200,7 +201,7 @@ impl Search {
             if moves == 0 && !board.opponent_has_legal_move() {
                 return board.final_score(board.side_to_move()) * UNITS_PER_DISC;
             }
-            return self.eval.evaluate(board).0;
+            return self.bundle.evaluator().evaluate(board).0;
         }
         if moves == 0 {
             if !board.opponent_has_legal_move() {
@@ -235,7 +236,8 @@ impl Search {
         if let Some(confidence) = self.selectivity {
             // Only null-window nodes: the principal variation is searched in full.
             if beta - alpha == 1 && ply > 0 && depth < empties {
-                if let Some(cut) = self.probcut.get(empties, depth) {
+                let table = self.bundle.probcut();
+                if let Some(cut) = table.and_then(|table| table.get(empties, depth)) {
                     if let Some(value) =
                         self.probcut(board, cut, confidence, alpha, beta, ply, stop)
                     {

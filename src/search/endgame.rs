@@ -29,8 +29,9 @@
 //! solved with endgame ProbCut at rising confidence ([`SELECTIVE_LEVELS`]: 73 %, 87 %, 95 %,
 //! 99 %), then exactly. In a pass, a null-window board node runs a shallow search with the
 //! evaluation (2 to 8 plies, deeper the more empties) and cuts when that predicts the exact
-//! value outside the window with the pass's confidence ([`EndgameCuts`]: exact values of the
-//! validation set regressed on shallow searches). Each pass is centred on the previous
+//! value outside the window with the pass's confidence (the solver's evaluation bundle's
+//! [`crate::search::probcut::EndgameCuts`]: exact values of the validation set regressed on
+//! shallow searches; a bundle without them solves exactly at once). Each pass is centred on the previous
 //! pass's score, and its table entries (tagged with the pass's level, so that a more
 //! confident pass never takes them as proven) order the next. The exact pass is unchanged, so
 //! its result is as exact as ever. Measured (`tsuru solve tests/fixtures/fforum-40-59.obf
@@ -42,10 +43,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::ordering::{self, SQUARE_ORDER};
-use super::probcut::EndgameCuts;
 use super::tt::{Bound, Entry, TranspositionTable, SOLVED_DEPTH};
 use crate::board::{bits, Board, Move, Square};
-use crate::eval::Evaluation;
+use crate::eval::{EvalBundle, Evaluation};
 use crate::score::{Score, UNITS_PER_DISC};
 
 /// Beyond any score, in score units.
@@ -125,7 +125,8 @@ pub struct EndgameSolver {
     stopped: bool,
     /// The selective pass in progress (an index into [`SELECTIVE_LEVELS`]), `None` when exact.
     level: Option<usize>,
-    cuts: &'static EndgameCuts,
+    /// The evaluation (move ordering, shallow searches) and the selective passes' statistics.
+    bundle: EvalBundle,
 }
 
 /// A selective pass's result, reported while a root is solved.
@@ -146,7 +147,7 @@ const QUADRANTS: [u64; 4] = [
 ];
 
 impl EndgameSolver {
-    /// A solver whose table uses at most `hash_mb` MiB.
+    /// A solver whose table uses at most `hash_mb` MiB, with the shipped evaluation bundle.
     pub fn new(hash_mb: usize) -> EndgameSolver {
         EndgameSolver {
             tt: TranspositionTable::new(hash_mb),
@@ -155,8 +156,15 @@ impl EndgameSolver {
             node_limit: u64::MAX,
             stopped: false,
             level: None,
-            cuts: EndgameCuts::shipped(),
+            bundle: EvalBundle::shipped(),
         }
+    }
+
+    /// Replaces the evaluation bundle: its evaluation orders the moves and runs the shallow
+    /// searches, its endgame statistics drive the selective passes (a bundle without them
+    /// solves exactly at once). A [`crate::search::Search`] gives its solver its own bundle.
+    pub fn set_evaluation(&mut self, bundle: EvalBundle) {
+        self.bundle = bundle;
     }
 
     /// Bytes used by the transposition table.
@@ -235,7 +243,7 @@ impl EndgameSolver {
     /// [`EndgameSolver::solve`], calling `on_pass` after each selective pass: a root with at
     /// least [`SELECTIVE_ROOT_EMPTIES`] empties is first searched with ProbCut at each of the
     /// [`SELECTIVE_LEVELS`] (their table entries and scores order and centre the next pass),
-    /// then exactly. Only the exact result is returned; `None` if stopped.
+    /// then exactly; without endgame statistics in the bundle, exactly at once. Only the exact result is returned; `None` if stopped.
     pub fn solve_reporting(
         &mut self,
         board: &mut Board,
@@ -296,7 +304,8 @@ impl EndgameSolver {
         }
         let mut guess = None;
         let mut hint = None;
-        if board.empties() >= SELECTIVE_ROOT_EMPTIES {
+        // Selective passes need the bundle's statistics to predict with.
+        if board.empties() >= SELECTIVE_ROOT_EMPTIES && self.bundle.endgame_cuts().is_some() {
             for (level, &(_, percent)) in SELECTIVE_LEVELS.iter().enumerate() {
                 self.level = Some(level);
                 let solution = self.root_pass(board, mode, guess, hint, stop)?;
@@ -388,7 +397,7 @@ impl EndgameSolver {
         let mut best_score = -65;
         let mut best_move = None;
         let mut low = alpha;
-        for square in ordering::solver_order(board, hint) {
+        for square in ordering::solver_order(board, hint, self.bundle.evaluator()) {
             board.make_move(square);
             let value = if best_move.is_none() {
                 -self.node(board, -beta, -low, stop)
@@ -468,7 +477,7 @@ impl EndgameSolver {
             return;
         }
         let hint = self.tt.probe(board.hash()).and_then(|e| e.best_move());
-        for square in ordering::solver_order(board, hint) {
+        for square in ordering::solver_order(board, hint, self.bundle.evaluator()) {
             board.make_move(square);
             // The move is on the PV exactly when its child is worth -value.
             let child = self.node(board, -value - 1, -value + 1, stop);
@@ -598,7 +607,7 @@ impl EndgameSolver {
         let original_alpha = alpha;
         let mut best = -65;
         let mut best_square = None;
-        let moves = ordering::solver_order(board, hint);
+        let moves = ordering::solver_order(board, hint, self.bundle.evaluator());
         for (i, square) in moves.iter().enumerate() {
             let flipped = board.flips(square);
             board.apply_flips(square, flipped);
@@ -644,7 +653,10 @@ impl EndgameSolver {
         beta: i32,
         confidence: f32,
     ) -> Option<i32> {
-        let cut = self.cuts.get(empties, probcut_shallow_depth(empties))?;
+        let cut = self
+            .bundle
+            .endgame_cuts()?
+            .get(empties, probcut_shallow_depth(empties))?;
         let margin = confidence * cut.sigma;
         let unit = UNITS_PER_DISC as f32;
         let high = ((beta as f32 * unit + margin - cut.intercept) / cut.slope).ceil() as i32;
@@ -789,13 +801,13 @@ impl EndgameSolver {
     }
 
     /// The value of `board` (score units, side to move) searched `depth` plies with the
-    /// shipped evaluation and no selectivity: the shallow search whose value predicts the
+    /// bundle's evaluation and no selectivity: the shallow search whose value predicts the
     /// exact one in endgame ProbCut. The board is restored before returning.
     pub fn shallow_value(&mut self, board: &mut Board, depth: u32) -> i32 {
         self.eval_search(board, depth, -INFINITE_UNITS, INFINITE_UNITS)
     }
 
-    /// Negamax value of `board` to `depth` plies with the shipped evaluation, fail-soft
+    /// Negamax value of `board` to `depth` plies with the bundle's evaluation, fail-soft
     /// within `(alpha, beta)`, in score units; a finished game scores its final disc
     /// difference and a pass uses no depth (as in the midgame search).
     fn eval_search(&mut self, board: &mut Board, depth: u32, mut alpha: i32, beta: i32) -> i32 {
@@ -805,7 +817,7 @@ impl EndgameSolver {
             return board.final_score(board.side_to_move()) * UNITS_PER_DISC;
         }
         if depth == 0 {
-            return crate::eval::shipped().evaluate(board).0;
+            return self.bundle.evaluator().evaluate(board).0;
         }
         if moves == 0 {
             board.make_pass();
