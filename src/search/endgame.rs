@@ -40,9 +40,8 @@
 //! M to 115 M (roots from 18 empties). One 73 % pass alone did as well on node counts, but
 //! the four passes give a GUI a probable answer early, and each cost little.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use super::ordering::{self, SQUARE_ORDER};
+use super::stop::StopCheck;
 use super::tt::{Bound, Entry, TranspositionTable, SOLVED_DEPTH};
 use crate::board::{bits, Board, Move, Square};
 use crate::eval::{EvalBundle, Evaluation};
@@ -89,7 +88,7 @@ const PROBCUT_MIN_EMPTIES: u32 = ordering::EVAL_ORDER_EMPTIES;
 /// [`SOLVED_DEPTH`] (exact) and above any midgame depth.
 const SELECTIVE_TAG: u8 = SOLVED_DEPTH - 1 - SELECTIVE_LEVELS.len() as u8;
 
-/// Nodes between two looks at the stop flag.
+/// Nodes between two looks at the stop check.
 const POLL_INTERVAL: u64 = 4096;
 
 /// Exact score, or only the sign (win/loss/draw).
@@ -120,8 +119,6 @@ pub struct EndgameSolver {
     tt: TranspositionTable,
     nodes: u64,
     next_poll: u64,
-    /// The search stops when `nodes` reaches this.
-    node_limit: u64,
     stopped: bool,
     /// The selective pass in progress (an index into [`SELECTIVE_LEVELS`]), `None` when exact.
     level: Option<usize>,
@@ -153,7 +150,6 @@ impl EndgameSolver {
             tt: TranspositionTable::new(hash_mb),
             nodes: 0,
             next_poll: POLL_INTERVAL,
-            node_limit: u64::MAX,
             stopped: false,
             level: None,
             bundle: EvalBundle::shipped(),
@@ -182,12 +178,6 @@ impl EndgameSolver {
         self.nodes
     }
 
-    /// Makes searches stop (as if by the flag) once [`EndgameSolver::nodes`] reaches `limit`;
-    /// `u64::MAX` lifts the limit.
-    pub fn set_node_limit(&mut self, limit: u64) {
-        self.node_limit = limit;
-    }
-
     /// Restarts the node count.
     pub fn reset_nodes(&mut self) {
         self.nodes = 0;
@@ -196,18 +186,19 @@ impl EndgameSolver {
 
     /// The value of `board` for the side to move, fail-soft within `(alpha, beta)`: below or
     /// at `alpha` it is an upper bound, at or above `beta` a lower bound, in between exact.
-    /// `None` if `stop` was raised. The board is restored before returning.
-    pub fn search(
+    /// `None` if `stop` (a flag, or a [`StopCheck`] whose node limit counts
+    /// [`EndgameSolver::nodes`]) stopped it. The board is restored before returning.
+    pub fn search<'s>(
         &mut self,
         board: &mut Board,
         alpha: i32,
         beta: i32,
-        stop: &AtomicBool,
+        stop: impl Into<StopCheck<'s>>,
     ) -> Option<i32> {
         self.stopped = false;
         self.level = None;
         self.tt.new_generation();
-        let value = self.node(board, alpha, beta, stop);
+        let value = self.node(board, alpha, beta, &stop.into());
         (!self.stopped).then_some(value)
     }
 
@@ -218,24 +209,25 @@ impl EndgameSolver {
         board: &mut Board,
         alpha: i32,
         beta: i32,
-        stop: &AtomicBool,
+        stop: &StopCheck,
     ) -> i32 {
         self.stopped = false;
         self.level = None;
         self.node(board, alpha, beta, stop)
     }
 
-    /// Whether the last search was interrupted by the stop flag.
+    /// Whether the last search was interrupted by the stop check.
     pub(crate) fn was_stopped(&self) -> bool {
         self.stopped
     }
 
-    /// Solves the root: best move, score and principal variation. `None` if stopped.
-    pub fn solve(
+    /// Solves the root: best move, score and principal variation. `None` if stopped (by a
+    /// flag, or a [`StopCheck`] whose node limit counts [`EndgameSolver::nodes`]).
+    pub fn solve<'s>(
         &mut self,
         board: &mut Board,
         mode: SolveMode,
-        stop: &AtomicBool,
+        stop: impl Into<StopCheck<'s>>,
     ) -> Option<Solution> {
         self.solve_reporting(board, mode, stop, &mut |_| {})
     }
@@ -243,17 +235,18 @@ impl EndgameSolver {
     /// [`EndgameSolver::solve`], calling `on_pass` after each selective pass: a root with at
     /// least [`SELECTIVE_ROOT_EMPTIES`] empties is first searched with ProbCut at each of the
     /// [`SELECTIVE_LEVELS`] (their table entries and scores order and centre the next pass),
-    /// then exactly; without endgame statistics in the bundle, exactly at once. Only the exact result is returned; `None` if stopped.
-    pub fn solve_reporting(
+    /// then exactly; without endgame statistics in the bundle, exactly at once. Only the exact
+    /// result is returned; `None` if stopped.
+    pub fn solve_reporting<'s>(
         &mut self,
         board: &mut Board,
         mode: SolveMode,
-        stop: &AtomicBool,
+        stop: impl Into<StopCheck<'s>>,
         on_pass: &mut dyn FnMut(&ProbableSolution),
     ) -> Option<Solution> {
         self.stopped = false;
         self.tt.new_generation();
-        let solution = self.solve_root(board, mode, stop, on_pass);
+        let solution = self.solve_root(board, mode, &stop.into(), on_pass);
         self.level = None;
         solution
     }
@@ -262,7 +255,7 @@ impl EndgameSolver {
         &mut self,
         board: &mut Board,
         mode: SolveMode,
-        stop: &AtomicBool,
+        stop: &StopCheck,
         on_pass: &mut dyn FnMut(&ProbableSolution),
     ) -> Option<Solution> {
         let start_nodes = self.nodes;
@@ -339,7 +332,7 @@ impl EndgameSolver {
         mode: SolveMode,
         guess: Option<i32>,
         hint: Option<Square>,
-        stop: &AtomicBool,
+        stop: &StopCheck,
     ) -> Option<Solution> {
         let (low, high) = window(mode);
         let (mut alpha, mut beta) = match (mode, guess) {
@@ -392,7 +385,7 @@ impl EndgameSolver {
         alpha: i32,
         beta: i32,
         hint: Option<Square>,
-        stop: &AtomicBool,
+        stop: &StopCheck,
     ) -> Option<(Square, i32)> {
         let mut best_score = -65;
         let mut best_move = None;
@@ -410,7 +403,8 @@ impl EndgameSolver {
                 }
             };
             board.undo();
-            if self.stopped || stop.load(Ordering::Relaxed) {
+            // After each root move, whatever the poll interval.
+            if self.stopped || stop.should_stop(self.nodes) {
                 self.stopped = true;
                 return None;
             }
@@ -431,12 +425,13 @@ impl EndgameSolver {
 
     /// The value of every legal move of the root, best first (ties in board order). A pass
     /// root gives `[(Move::Pass, value)]`, a finished game an empty list. `None` if stopped.
-    pub fn solve_all(
+    pub fn solve_all<'s>(
         &mut self,
         board: &mut Board,
         mode: SolveMode,
-        stop: &AtomicBool,
+        stop: impl Into<StopCheck<'s>>,
     ) -> Option<Vec<(Move, i32)>> {
+        let stop = &stop.into();
         let (alpha, beta) = window(mode);
         self.stopped = false;
         self.level = None;
@@ -465,7 +460,7 @@ impl EndgameSolver {
     }
 
     /// Appends best play from `board`, whose exact value is `value`, to `pv`.
-    fn extend_pv(&mut self, board: &mut Board, value: i32, pv: &mut Vec<Move>, stop: &AtomicBool) {
+    fn extend_pv(&mut self, board: &mut Board, value: i32, pv: &mut Vec<Move>, stop: &StopCheck) {
         if board.is_game_over() || self.stopped {
             return;
         }
@@ -521,12 +516,12 @@ impl EndgameSolver {
             .store(hash, tag, Bound::of_result(best, alpha, beta), best, square);
     }
 
-    /// Polls the stop flag every [`POLL_INTERVAL`] nodes.
+    /// Polls the stop check every [`POLL_INTERVAL`] nodes.
     #[inline]
-    fn poll(&mut self, stop: &AtomicBool) -> bool {
+    fn poll(&mut self, stop: &StopCheck) -> bool {
         if self.nodes >= self.next_poll {
             self.next_poll = self.nodes + POLL_INTERVAL;
-            if stop.load(Ordering::Relaxed) || self.nodes >= self.node_limit {
+            if stop.should_stop(self.nodes) {
                 self.stopped = true;
             }
         }
@@ -534,7 +529,7 @@ impl EndgameSolver {
     }
 
     /// Negamax value at an upper node (see the module doc).
-    fn node(&mut self, board: &mut Board, mut alpha: i32, mut beta: i32, stop: &AtomicBool) -> i32 {
+    fn node(&mut self, board: &mut Board, mut alpha: i32, mut beta: i32, stop: &StopCheck) -> i32 {
         let empties = board.empties();
         if empties <= VIEW_MAX_EMPTIES {
             return self.view_node(
@@ -682,7 +677,7 @@ impl EndgameSolver {
         o: u64,
         mut alpha: i32,
         mut beta: i32,
-        stop: &AtomicBool,
+        stop: &StopCheck,
     ) -> i32 {
         let empties = (!(p | o)).count_ones();
         if empties <= LEAF_EMPTIES {
