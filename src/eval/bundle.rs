@@ -161,6 +161,15 @@ impl EvalBundle {
         bundle
     }
 
+    /// The same evaluation without statistics (what `tsuru probcut` measures them with).
+    pub fn without_statistics(&self) -> EvalBundle {
+        EvalBundle {
+            probcut: None,
+            endgame: None,
+            ..self.clone()
+        }
+    }
+
     /// The evaluation.
     #[inline]
     pub fn evaluator(&self) -> &Evaluator {
@@ -260,6 +269,9 @@ mod tests {
         assert_eq!(bundle.weights_id(), id);
         assert_eq!(bundle.probcut().map(|t| t.weights()), id);
         assert_eq!(bundle.endgame_cuts().map(|c| c.weights()), id);
+        let bare = bundle.without_statistics();
+        assert!(bare.probcut().is_none() && bare.endgame_cuts().is_none());
+        assert_eq!(bare.weights_id(), id);
     }
 
     #[test]

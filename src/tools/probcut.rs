@@ -19,7 +19,7 @@
 //! residuals is `sigma`. The output is the statistics file of [`crate::search::probcut`].
 //!
 //! With `--endgame`, the statistics of the solver's selective passes instead: the exact values
-//! of a validation set regressed on shallow searches (see [`run_endgame`]).
+//! of a validation set regressed on shallow searches (see `run_endgame`).
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -61,20 +61,16 @@ struct Options {
     eval_file: Option<String>,
 }
 
-/// The weights to measure, without statistics (they are what is being measured).
+/// The weights to measure, without statistics (they are what is being measured; a file's
+/// sidecars are not even read).
 fn weights_to_measure(options: &Options) -> Result<EvalBundle> {
-    let Some(path) = &options.eval_file else {
-        let shipped = EvalBundle::shipped();
-        let crate::eval::bundle::Evaluator::Patterns(eval) = shipped.evaluator().clone() else {
-            unreachable!("the shipped evaluation is the pattern one");
-        };
-        let id = shipped
-            .weights_id()
-            .expect("the shipped weights have an id");
-        return EvalBundle::new(eval, id, shipped.source(), None, None);
-    };
-    let (eval, id) = PatternEval::from_file(path)?;
-    EvalBundle::new(eval, id, path, None, None)
+    match &options.eval_file {
+        Some(path) => {
+            let (eval, id) = PatternEval::from_file(path)?;
+            EvalBundle::new(eval, id, path, None, None)
+        }
+        None => Ok(EvalBundle::shipped().without_statistics()),
+    }
 }
 
 /// Runs the tool.
