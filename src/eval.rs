@@ -16,31 +16,22 @@
 //! Every term is symmetric, so the evaluation is the same on all eight images of a position.
 //!
 //! The engine's default is the trained pattern evaluation ([`pattern`]), whose weights are
-//! compiled into the binary from `src/eval/weights.tsw` ([`shipped`]); `--eval-file PATH`
-//! loads other weights and `--eval v1` selects [`SeedsEval`]. The exact solver's move
-//! ordering always uses the shipped weights.
+//! compiled into the binary from `src/eval/weights.tsw`; `--eval-file PATH` loads other
+//! weights and `--eval v1` selects [`SeedsEval`]. The search uses an evaluation only as part
+//! of an [`EvalBundle`], which carries the ProbCut statistics measured for it (see [`bundle`]
+//! for where they come from and what happens without them).
 
+pub mod bundle;
 pub mod pattern;
-
-use std::sync::OnceLock;
 
 use anyhow::Result;
 
 use crate::board::{bits, Board};
 use crate::score::Score;
-use pattern::{PatternEval, Weights};
+pub use bundle::EvalBundle;
 
 /// The trained weights shipped with the engine (see [`pattern`] for the format).
 pub const SHIPPED_WEIGHTS: &[u8] = include_bytes!("eval/weights.tsw");
-
-/// The pattern evaluation with the shipped weights, loaded once.
-pub fn shipped() -> &'static PatternEval {
-    static SHIPPED: OnceLock<PatternEval> = OnceLock::new();
-    SHIPPED.get_or_init(|| {
-        let weights = Weights::from_bytes(SHIPPED_WEIGHTS).expect("the shipped weights load");
-        PatternEval::new(&weights)
-    })
-}
 
 /// Which evaluation the engine uses.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -55,12 +46,14 @@ pub enum EvalChoice {
 }
 
 impl EvalChoice {
-    /// Builds the evaluation; a weights file that cannot be read or is damaged is an error.
-    pub fn build(&self) -> Result<Box<dyn Evaluation>> {
+    /// Builds the evaluation bundle ([`EvalBundle::shipped`], [`EvalBundle::from_file`] or
+    /// [`EvalBundle::v1`]); a weights or statistics file that cannot be read, is damaged, or
+    /// holds statistics of other weights is an error.
+    pub fn build(&self) -> Result<EvalBundle> {
         Ok(match self {
-            EvalChoice::Shipped => Box::new(shipped().clone()),
-            EvalChoice::File(path) => Box::new(PatternEval::from_file(path)?),
-            EvalChoice::V1 => Box::new(SeedsEval),
+            EvalChoice::Shipped => EvalBundle::shipped(),
+            EvalChoice::File(path) => EvalBundle::from_file(path)?,
+            EvalChoice::V1 => EvalBundle::v1(),
         })
     }
 }
@@ -262,6 +255,7 @@ mod tests {
     use super::*;
     use crate::board::Symmetry;
     use crate::rng::Rng;
+    use pattern::Weights;
 
     #[test]
     fn start_position_is_even() {
@@ -332,7 +326,7 @@ mod tests {
         let weights = Weights::from_bytes(SHIPPED_WEIGHTS).unwrap();
         assert_eq!(weights.stages(), 15);
         assert_eq!(weights.to_bytes(), SHIPPED_WEIGHTS);
-        let start = shipped().evaluate(&Board::start());
+        let start = EvalBundle::shipped().evaluator().evaluate(&Board::start());
         assert!(
             start.discs().abs() <= 2.0,
             "start position evaluates {start}"
@@ -356,9 +350,11 @@ mod tests {
                     board.make_move(square);
                 }
             }
-            let value = shipped().evaluate(&board);
+            let shipped = EvalBundle::shipped();
+            let value = shipped.evaluator().evaluate(&board);
             for symmetry in Symmetry::ALL {
-                assert_eq!(shipped().evaluate(&board.transformed(symmetry)), value);
+                let image = board.transformed(symmetry);
+                assert_eq!(shipped.evaluator().evaluate(&image), value);
             }
         }
     }

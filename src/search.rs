@@ -12,14 +12,17 @@
 //! midgame iteration's depth is at least the number of empties, every line reaches the end of
 //! the game and the result is exact.
 //!
-//! Stopping: the caller's stop flag, the hard deadline and the node limit are checked every
-//! [`POLL_INTERVAL`] nodes; a stopped search returns the last completed iteration, or a legal
-//! move if none completed (a pass only when passing is forced).
+//! Stopping: the caller's stop flag, the hard deadline and the node limit form one
+//! [`stop::StopCheck`], polled every [`POLL_INTERVAL`] nodes by the midgame search and every
+//! few thousand by the solver (no watchdog thread); a stopped search returns the last
+//! completed iteration, or a legal move if none completed (a pass only when passing is
+//! forced).
 
 mod alphabeta;
 pub mod endgame;
 pub mod ordering;
 pub mod probcut;
+pub mod stop;
 pub mod time;
 pub mod tt;
 
@@ -27,14 +30,16 @@ use std::fmt;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use stop::StopCheck;
+
 use crate::board::{Board, Move};
-use crate::eval::Evaluation;
+use crate::eval::{EvalBundle, Evaluation};
 use crate::score::Score;
 use endgame::{EndgameSolver, SolveMode};
 pub use time::TimeBudget;
 use tt::TranspositionTable;
 
-/// Nodes between two checks of the stop flag, the deadline and the node limit.
+/// Nodes between two midgame polls of the stop check (flag, deadline, node limit).
 pub const POLL_INTERVAL: u64 = 1024;
 
 /// Before solving a root with this many empties or fewer, the midgame search goes only 4
@@ -164,19 +169,18 @@ pub struct SearchResult {
     pub completed: bool,
 }
 
-/// The searcher: transposition table, endgame solver and evaluation, reused across searches.
+/// The searcher: transposition table, endgame solver and evaluation bundle, reused across
+/// searches.
 pub struct Search {
     tt: TranspositionTable,
     solver: EndgameSolver,
-    eval: Box<dyn Evaluation>,
+    /// The evaluation and its statistics; the solver holds a handle to the same bundle.
+    bundle: EvalBundle,
     use_table: bool,
-    probcut: &'static probcut::ProbCutTable,
     selectivity: Option<f32>,
     // Per-search state.
     nodes: u64,
     next_poll: u64,
-    node_limit: u64,
-    hard_deadline: Option<Instant>,
     started: Instant,
     stopped: bool,
     pv: Box<[[Move; MAX_PLY]; MAX_PLY]>,
@@ -185,21 +189,19 @@ pub struct Search {
 
 impl Search {
     /// A searcher whose tables use `hash_mb` MiB in all, half for the midgame table and half
-    /// for the solver's, with evaluation v1. Tables hold a power-of-two number of buckets, so
-    /// a power-of-two size (such as the default 64) is used exactly; other sizes round down.
+    /// for the solver's, with the shipped evaluation bundle ([`EvalBundle::shipped`]). Tables
+    /// hold a power-of-two number of buckets, so a power-of-two size (such as the default 64)
+    /// is used exactly; other sizes round down.
     pub fn new(hash_mb: usize) -> Search {
         let hash_mb = hash_mb.max(2);
         Search {
             tt: TranspositionTable::new(hash_mb / 2),
             solver: EndgameSolver::new(hash_mb - hash_mb / 2),
-            eval: Box::new(crate::eval::shipped().clone()),
+            bundle: EvalBundle::shipped(),
             use_table: true,
-            probcut: probcut::ProbCutTable::shipped(),
             selectivity: Some(probcut::DEFAULT_CONFIDENCE),
             nodes: 0,
             next_poll: POLL_INTERVAL,
-            node_limit: u64::MAX,
-            hard_deadline: None,
             started: Instant::now(),
             stopped: false,
             pv: Box::new([[Move::Pass; MAX_PLY]; MAX_PLY]),
@@ -231,14 +233,22 @@ impl Search {
         self.selectivity = confidence.filter(|t| t.is_finite() && *t > 0.0);
     }
 
-    /// Replaces the evaluation.
-    pub fn set_evaluation(&mut self, eval: Box<dyn Evaluation>) {
-        self.eval = eval;
+    /// Replaces the evaluation bundle, for the midgame search and the solver alike: without
+    /// midgame statistics the search runs without Multi-ProbCut, without endgame statistics
+    /// the solver solves without selective passes.
+    pub fn set_evaluation(&mut self, bundle: EvalBundle) {
+        self.solver.set_evaluation(bundle.clone());
+        self.bundle = bundle;
+    }
+
+    /// The evaluation bundle in use.
+    pub fn evaluation(&self) -> &EvalBundle {
+        &self.bundle
     }
 
     /// The static evaluation of a position (for tools and tests).
     pub fn evaluate(&self, board: &Board) -> Score {
-        self.eval.evaluate(board)
+        self.bundle.evaluator().evaluate(board)
     }
 
     /// Searches `board` within `limits`, calling `on_info` after every completed iteration,
@@ -254,8 +264,10 @@ impl Search {
         self.nodes = 0;
         self.solver.reset_nodes();
         self.next_poll = POLL_INTERVAL;
-        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
-        self.hard_deadline = limits.time.map(|t| self.started + t.hard);
+        let stop = StopCheck::new(stop)
+            .with_deadline(limits.time.map(|t| self.started + t.hard))
+            .with_node_limit(limits.nodes.unwrap_or(u64::MAX));
+        let stop = &stop;
         self.stopped = false;
         self.tt.new_generation();
         let mut board = board.without_history();
@@ -322,14 +334,10 @@ impl Search {
             let out_of_time = result.is_some() && self.past_soft_deadline(limits);
             if !self.stopped && !out_of_time {
                 let mut probable = None;
-                // The solver counts its own nodes: what is left of the limit is its share.
-                let solver_limit = self.node_limit.saturating_sub(self.nodes);
-                self.solver.set_node_limit(solver_limit);
                 let solved = self.solve_root(&mut board, mode, multi_pv, stop, &mut |info| {
                     on_info(info);
                     probable = Some(info.clone());
                 });
-                self.solver.set_node_limit(u64::MAX);
                 if let Some(info) = solved {
                     on_info(&info);
                     return self.result_from(info, true);
@@ -413,19 +421,21 @@ impl Search {
         board: &mut Board,
         mode: SolveMode,
         multi_pv: usize,
-        stop: &AtomicBool,
+        stop: &StopCheck,
         on_probable: &mut dyn FnMut(&SearchInfo),
     ) -> Option<SearchInfo> {
         let depth = match mode {
             SolveMode::Exact => Depth::Exact,
             SolveMode::WinLossDraw => Depth::WinLossDraw,
         };
-        let stop = &DeadlineStop::new(stop, self.hard_deadline);
+        // The solver counts its own nodes: what is left of the limit is its share.
+        let stop = stop.less_nodes(self.nodes);
         let lines = if multi_pv == 1 {
             let started = self.started;
             let nodes_before = self.total_nodes();
-            let solution = stop.run(|flag| {
-                self.solver.solve_reporting(board, mode, flag, &mut |pass| {
+            let solution = self
+                .solver
+                .solve_reporting(board, mode, stop, &mut |pass| {
                     // A probable win/loss/draw has no depth string of its own: only the
                     // passes of an exact solve are shown.
                     if mode != SolveMode::Exact {
@@ -441,15 +451,14 @@ impl Search {
                         nodes: nodes_before + pass.solution.nodes,
                         elapsed: started.elapsed(),
                     })
-                })
-            })?;
+                })?;
             vec![PvLine {
                 mv: solution.best,
                 score: Score::from_discs(solution.score),
                 pv: solution.pv,
             }]
         } else {
-            let all = stop.run(|flag| self.solver.solve_all(board, mode, flag))?;
+            let all = self.solver.solve_all(board, mode, stop)?;
             all.into_iter()
                 .take(multi_pv)
                 .map(|(mv, score)| PvLine {
@@ -464,43 +473,6 @@ impl Search {
             lines,
             nodes: self.total_nodes(),
             elapsed: self.started.elapsed(),
-        })
-    }
-}
-
-/// Raises a private stop flag when either the caller's flag is raised or the hard deadline
-/// passes, for code (the endgame solver) that only polls a flag.
-struct DeadlineStop<'a> {
-    outer: &'a AtomicBool,
-    deadline: Option<Instant>,
-}
-
-impl<'a> DeadlineStop<'a> {
-    fn new(outer: &'a AtomicBool, deadline: Option<Instant>) -> DeadlineStop<'a> {
-        DeadlineStop { outer, deadline }
-    }
-
-    /// Runs `job` with a flag that follows the outer flag and the deadline.
-    fn run<T>(&self, job: impl FnOnce(&AtomicBool) -> Option<T>) -> Option<T> {
-        use std::sync::atomic::Ordering;
-        let Some(deadline) = self.deadline else {
-            return job(self.outer);
-        };
-        let flag = AtomicBool::new(false);
-        let done = AtomicBool::new(false);
-        std::thread::scope(|scope| {
-            scope.spawn(|| {
-                while !done.load(Ordering::Relaxed) {
-                    if self.outer.load(Ordering::Relaxed) || Instant::now() >= deadline {
-                        flag.store(true, Ordering::Relaxed);
-                        return;
-                    }
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-            });
-            let out = job(&flag);
-            done.store(true, Ordering::Relaxed);
-            out
         })
     }
 }

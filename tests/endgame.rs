@@ -178,7 +178,7 @@ fn a_stopped_solve_returns_none_and_leaves_the_board_unchanged() {
     };
     let mut solver = EndgameSolver::new(16);
     let mut work = board.clone();
-    let outcome = solver.solve(&mut work, SolveMode::Exact, &stop);
+    let outcome = solver.solve(&mut work, SolveMode::Exact, &*stop);
     raiser.join().unwrap();
     assert_eq!(outcome, None);
     assert_eq!(work, board);
@@ -237,4 +237,32 @@ fn selective_passes_precede_the_exact_solve_of_a_large_root() {
         .solve_reporting(&mut small, SolveMode::Exact, &stop, &mut |_| reported += 1)
         .unwrap();
     assert_eq!(reported, 0);
+}
+
+#[test]
+fn a_node_limit_stops_a_solve_at_the_next_poll() {
+    use tsuru::search::stop::StopCheck;
+    let board = random_position(&mut Rng::new(29), 24);
+    let flag = AtomicBool::new(false);
+    let mut solver = EndgameSolver::new(16);
+    let limit = 50_000;
+    let check = StopCheck::new(&flag).with_node_limit(limit);
+    let outcome = solver.solve(&mut board.clone(), SolveMode::Exact, check);
+    assert_eq!(outcome, None);
+    // Polled every few thousand nodes (selective passes' shallow searches run in between).
+    assert!(
+        (limit..limit + 40_000).contains(&solver.nodes()),
+        "{}",
+        solver.nodes()
+    );
+    // The same solver with the flag alone goes on to the exact score.
+    solver.reset_nodes();
+    let solution = solver
+        .solve(&mut board.clone(), SolveMode::Exact, &flag)
+        .unwrap();
+    assert!(solver.nodes() > limit + 40_000, "{}", solver.nodes());
+    assert_eq!(
+        solution.score,
+        solver.search(&mut board.clone(), -64, 64, &flag).unwrap()
+    );
 }

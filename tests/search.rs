@@ -6,10 +6,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tsuru::board::{bits, Board, Move};
-use tsuru::eval::{shipped, Evaluation};
+use tsuru::eval::bundle::Evaluator;
+use tsuru::eval::{EvalBundle, Evaluation};
 use tsuru::rng::Rng;
 use tsuru::score::{Score, UNITS_PER_DISC};
 use tsuru::search::{Depth, Search, SearchLimits};
+
+/// The shipped evaluation, loaded once.
+fn shipped() -> &'static Evaluator {
+    static EVAL: std::sync::OnceLock<Evaluator> = std::sync::OnceLock::new();
+    EVAL.get_or_init(|| EvalBundle::shipped().evaluator().clone())
+}
 
 /// Plain negamax to `depth` plies with the search's conventions: a finished game scores its
 /// final disc difference, depth 0 the static evaluation, and a pass uses no depth.
@@ -421,4 +428,40 @@ fn a_node_limit_stops_midgame_searches_and_solves() {
             assert!(search_to(&mut search, &board, &presolve).nodes < limit);
         }
     }
+}
+
+/// The hard deadline stops a solve too: the solver polls the same stop check as the midgame
+/// search, with no watchdog thread to raise a flag for it.
+#[test]
+fn the_hard_deadline_stops_a_solve() {
+    // About 22 empties: the midgame iterations before the solve go 4 plies deep (quick), the
+    // exact solve takes far longer than the 30 ms the deadline allows.
+    let board = random_position(&mut Rng::new(61), 38);
+    assert!((20..=22).contains(&board.empties()) && board.has_legal_move());
+    let limits = SearchLimits {
+        time: Some(tsuru::search::TimeBudget {
+            soft: Duration::from_secs(3600),
+            hard: Duration::from_millis(30),
+        }),
+        ..SearchLimits::for_level(60)
+    };
+    let mut search = Search::new(16);
+    let result = search_to(&mut search, &board, &limits);
+    assert!(!result.completed);
+    assert!(board.is_legal(result.best), "{} in {board:?}", result.best);
+    // The midgame iterations completed: it was the solver that the deadline stopped.
+    assert!(
+        matches!(result.depth, Depth::Plies(4) | Depth::Probable(_)),
+        "{:?}",
+        result.depth
+    );
+    // Without the deadline the solve needs more than 5 million nodes, far more than any
+    // machine searches in 30 ms.
+    let nodes = SearchLimits {
+        time: None,
+        nodes: Some(5_000_000),
+        ..limits
+    };
+    search.clear();
+    assert!(!search_to(&mut search, &board, &nodes).completed);
 }

@@ -209,6 +209,31 @@ pub fn features(board: &Board) -> [u32; FEATURES] {
     out
 }
 
+/// The identity of a weights file: the checksum in its last four bytes
+/// ([`Weights::file_id`]), written as eight hex digits. Statistics measured for some weights
+/// record it, so that they are never used with others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WeightsId(pub u32);
+
+impl std::fmt::Display for WeightsId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:08x}", self.0)
+    }
+}
+
+impl std::str::FromStr for WeightsId {
+    type Err = anyhow::Error;
+
+    /// Eight hex digits, as [`WeightsId`] displays.
+    fn from_str(text: &str) -> Result<WeightsId> {
+        ensure!(
+            text.len() == 8 && text.bytes().all(|b| b.is_ascii_hexdigit()),
+            "a weights checksum is eight hex digits, not {text:?}"
+        );
+        Ok(WeightsId(u32::from_str_radix(text, 16)?))
+    }
+}
+
 /// Weights for every stage: a bias and one value per canonical entry, in Score units.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Weights {
@@ -402,14 +427,21 @@ impl PatternEval {
         }
     }
 
-    /// Reads a weights file from disk.
-    pub fn from_file(path: &str) -> Result<PatternEval> {
+    /// Reads a weights file from disk, with the file's identity.
+    pub fn from_file(path: &str) -> Result<(PatternEval, WeightsId)> {
         let bytes = std::fs::read(path).with_context(|| format!("reading {path}"))?;
-        let weights = Weights::from_bytes(&bytes).with_context(|| format!("loading {path}"))?;
-        Ok(PatternEval::new(&weights))
+        PatternEval::from_bytes(&bytes).with_context(|| format!("loading {path}"))
+    }
+
+    /// Reads a weights file's bytes, with the file's identity.
+    pub fn from_bytes(bytes: &[u8]) -> Result<(PatternEval, WeightsId)> {
+        let weights = Weights::from_bytes(bytes)?;
+        let id = Weights::file_id(bytes).expect("bytes that load have an identity");
+        Ok((PatternEval::new(&weights), WeightsId(id)))
     }
 
     /// The raw sum for `board` (bias plus look-ups), in Score units, unclamped.
+    #[inline]
     pub fn raw(&self, board: &Board) -> i32 {
         let layout = layout();
         let stage = stage_of(board.empties(), self.stages);
@@ -426,6 +458,7 @@ impl PatternEval {
 }
 
 impl Evaluation for PatternEval {
+    #[inline]
     fn evaluate(&self, board: &Board) -> Score {
         let limit = Score::MAX.0 - 1;
         Score(self.raw(board).clamp(-limit, limit))
@@ -495,6 +528,13 @@ mod tests {
             Weights::file_id(&random_weights(4, 3).to_bytes()),
             Weights::file_id(&bytes)
         );
+        let (_, id) = PatternEval::from_bytes(&bytes).unwrap();
+        assert_eq!(Some(id.0), Weights::file_id(&bytes));
+        assert_eq!(id.to_string().parse::<WeightsId>().unwrap(), id);
+        assert_eq!(WeightsId(0xab).to_string(), "000000ab");
+        for bad in ["ab", "0000000g", "000000001", "+0000001"] {
+            assert!(bad.parse::<WeightsId>().is_err(), "{bad}");
+        }
     }
 
     #[test]

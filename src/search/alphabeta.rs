@@ -6,14 +6,13 @@
 //! valid bounds of a *different*, deeper value). Nodes where the remaining depth covers every
 //! empty square are finished by the exact solver: every line reaches the end there anyway.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
-
 use super::ordering;
 use super::probcut::Cut;
+use super::stop::StopCheck;
 use super::tt::Bound;
 use super::{Search, MAX_PLY, POLL_INTERVAL};
 use crate::board::{Board, Move};
+use crate::eval::Evaluation;
 use crate::score::{Score, UNITS_PER_DISC};
 
 /// Nodes with at most this many empties and depth covering them go to the exact solver.
@@ -72,7 +71,7 @@ impl Search {
         roots: &mut [RootMove],
         multi_pv: usize,
         guess: i32,
-        stop: &AtomicBool,
+        stop: &StopCheck,
     ) -> Option<i32> {
         let (mut alpha, mut beta) = if multi_pv == 1 && depth > 2 {
             (guess - ASPIRATION, guess + ASPIRATION)
@@ -101,7 +100,7 @@ impl Search {
         multi_pv: usize,
         alpha: i32,
         beta: i32,
-        stop: &AtomicBool,
+        stop: &StopCheck,
     ) -> Option<i32> {
         let mut scores: Vec<i32> = Vec::with_capacity(roots.len());
         let mut low = alpha;
@@ -159,16 +158,13 @@ impl Search {
         Some(roots[0].score)
     }
 
-    /// Whether the search must stop now (flag, deadline or node limit), checked every
-    /// [`POLL_INTERVAL`] nodes.
+    /// Whether the search must stop now (flag, deadline or node limit, counting the
+    /// solver's nodes too), checked every [`POLL_INTERVAL`] nodes.
     #[inline]
-    fn poll(&mut self, stop: &AtomicBool) -> bool {
+    fn poll(&mut self, stop: &StopCheck) -> bool {
         if self.nodes >= self.next_poll {
             self.next_poll = self.nodes + POLL_INTERVAL;
-            if stop.load(Ordering::Relaxed)
-                || self.hard_deadline.is_some_and(|d| Instant::now() >= d)
-                || self.nodes + self.solver.nodes() >= self.node_limit
-            {
+            if stop.should_stop(self.nodes + self.solver.nodes()) {
                 self.stopped = true;
             }
         }
@@ -183,7 +179,7 @@ impl Search {
         mut alpha: i32,
         beta: i32,
         ply: usize,
-        stop: &AtomicBool,
+        stop: &StopCheck,
     ) -> i32 {
         self.pv_len[ply] = 0;
         self.nodes += 1;
@@ -200,7 +196,7 @@ impl Search {
             if moves == 0 && !board.opponent_has_legal_move() {
                 return board.final_score(board.side_to_move()) * UNITS_PER_DISC;
             }
-            return self.eval.evaluate(board).0;
+            return self.bundle.evaluator().evaluate(board).0;
         }
         if moves == 0 {
             if !board.opponent_has_legal_move() {
@@ -235,7 +231,8 @@ impl Search {
         if let Some(confidence) = self.selectivity {
             // Only null-window nodes: the principal variation is searched in full.
             if beta - alpha == 1 && ply > 0 && depth < empties {
-                if let Some(cut) = self.probcut.get(empties, depth) {
+                let table = self.bundle.probcut();
+                if let Some(cut) = table.and_then(|table| table.get(empties, depth)) {
                     if let Some(value) =
                         self.probcut(board, cut, confidence, alpha, beta, ply, stop)
                     {
@@ -296,7 +293,7 @@ impl Search {
         alpha: i32,
         beta: i32,
         ply: usize,
-        stop: &AtomicBool,
+        stop: &StopCheck,
     ) -> Option<i32> {
         let margin = confidence * cut.sigma;
         // The shallow value that predicts `deep >= beta`, and the one predicting
@@ -326,15 +323,17 @@ impl Search {
         None
     }
 
-    /// The exact value of a node (in score units) from the endgame solver.
-    fn solve_node(&mut self, board: &mut Board, alpha: i32, beta: i32, stop: &AtomicBool) -> i32 {
+    /// The exact value of a node (in score units) from the endgame solver, which polls the
+    /// same stop check with its own node count.
+    fn solve_node(&mut self, board: &mut Board, alpha: i32, beta: i32, stop: &StopCheck) -> i32 {
         // Exact values are whole discs, so a disc window that contains the unit window gives
         // the same cut decisions.
         let low = alpha.div_euclid(UNITS_PER_DISC).clamp(-65, 65);
         let high = (beta + UNITS_PER_DISC - 1)
             .div_euclid(UNITS_PER_DISC)
             .clamp(-65, 65);
-        let value = self.solver.search_nested(board, low, high, stop);
+        let stop = stop.less_nodes(self.nodes);
+        let value = self.solver.search_nested(board, low, high, &stop);
         if self.solver.was_stopped() {
             self.stopped = true;
             return 0;

@@ -29,8 +29,9 @@
 //! solved with endgame ProbCut at rising confidence ([`SELECTIVE_LEVELS`]: 73 %, 87 %, 95 %,
 //! 99 %), then exactly. In a pass, a null-window board node runs a shallow search with the
 //! evaluation (2 to 8 plies, deeper the more empties) and cuts when that predicts the exact
-//! value outside the window with the pass's confidence ([`EndgameCuts`]: exact values of the
-//! validation set regressed on shallow searches). Each pass is centred on the previous
+//! value outside the window with the pass's confidence (the solver's evaluation bundle's
+//! [`crate::search::probcut::EndgameCuts`]: exact values of the validation set regressed on
+//! shallow searches; a bundle without them solves exactly at once). Each pass is centred on the previous
 //! pass's score, and its table entries (tagged with the pass's level, so that a more
 //! confident pass never takes them as proven) order the next. The exact pass is unchanged, so
 //! its result is as exact as ever. Measured (`tsuru solve tests/fixtures/fforum-40-59.obf
@@ -39,13 +40,11 @@
 //! M to 115 M (roots from 18 empties). One 73 % pass alone did as well on node counts, but
 //! the four passes give a GUI a probable answer early, and each cost little.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use super::ordering::{self, SQUARE_ORDER};
-use super::probcut::EndgameCuts;
+use super::stop::StopCheck;
 use super::tt::{Bound, Entry, TranspositionTable, SOLVED_DEPTH};
 use crate::board::{bits, Board, Move, Square};
-use crate::eval::Evaluation;
+use crate::eval::{EvalBundle, Evaluation};
 use crate::score::{Score, UNITS_PER_DISC};
 
 /// Beyond any score, in score units.
@@ -89,7 +88,7 @@ const PROBCUT_MIN_EMPTIES: u32 = ordering::EVAL_ORDER_EMPTIES;
 /// [`SOLVED_DEPTH`] (exact) and above any midgame depth.
 const SELECTIVE_TAG: u8 = SOLVED_DEPTH - 1 - SELECTIVE_LEVELS.len() as u8;
 
-/// Nodes between two looks at the stop flag.
+/// Nodes between two looks at the stop check.
 const POLL_INTERVAL: u64 = 4096;
 
 /// Exact score, or only the sign (win/loss/draw).
@@ -120,12 +119,11 @@ pub struct EndgameSolver {
     tt: TranspositionTable,
     nodes: u64,
     next_poll: u64,
-    /// The search stops when `nodes` reaches this.
-    node_limit: u64,
     stopped: bool,
     /// The selective pass in progress (an index into [`SELECTIVE_LEVELS`]), `None` when exact.
     level: Option<usize>,
-    cuts: &'static EndgameCuts,
+    /// The evaluation (move ordering, shallow searches) and the selective passes' statistics.
+    bundle: EvalBundle,
 }
 
 /// A selective pass's result, reported while a root is solved.
@@ -146,17 +144,23 @@ const QUADRANTS: [u64; 4] = [
 ];
 
 impl EndgameSolver {
-    /// A solver whose table uses at most `hash_mb` MiB.
+    /// A solver whose table uses at most `hash_mb` MiB, with the shipped evaluation bundle.
     pub fn new(hash_mb: usize) -> EndgameSolver {
         EndgameSolver {
             tt: TranspositionTable::new(hash_mb),
             nodes: 0,
             next_poll: POLL_INTERVAL,
-            node_limit: u64::MAX,
             stopped: false,
             level: None,
-            cuts: EndgameCuts::shipped(),
+            bundle: EvalBundle::shipped(),
         }
+    }
+
+    /// Replaces the evaluation bundle: its evaluation orders the moves and runs the shallow
+    /// searches, its endgame statistics drive the selective passes (a bundle without them
+    /// solves exactly at once). A [`crate::search::Search`] gives its solver its own bundle.
+    pub fn set_evaluation(&mut self, bundle: EvalBundle) {
+        self.bundle = bundle;
     }
 
     /// Bytes used by the transposition table.
@@ -174,12 +178,6 @@ impl EndgameSolver {
         self.nodes
     }
 
-    /// Makes searches stop (as if by the flag) once [`EndgameSolver::nodes`] reaches `limit`;
-    /// `u64::MAX` lifts the limit.
-    pub fn set_node_limit(&mut self, limit: u64) {
-        self.node_limit = limit;
-    }
-
     /// Restarts the node count.
     pub fn reset_nodes(&mut self) {
         self.nodes = 0;
@@ -188,18 +186,19 @@ impl EndgameSolver {
 
     /// The value of `board` for the side to move, fail-soft within `(alpha, beta)`: below or
     /// at `alpha` it is an upper bound, at or above `beta` a lower bound, in between exact.
-    /// `None` if `stop` was raised. The board is restored before returning.
-    pub fn search(
+    /// `None` if `stop` (a flag, or a [`StopCheck`] whose node limit counts
+    /// [`EndgameSolver::nodes`]) stopped it. The board is restored before returning.
+    pub fn search<'s>(
         &mut self,
         board: &mut Board,
         alpha: i32,
         beta: i32,
-        stop: &AtomicBool,
+        stop: impl Into<StopCheck<'s>>,
     ) -> Option<i32> {
         self.stopped = false;
         self.level = None;
         self.tt.new_generation();
-        let value = self.node(board, alpha, beta, stop);
+        let value = self.node(board, alpha, beta, &stop.into());
         (!self.stopped).then_some(value)
     }
 
@@ -210,24 +209,25 @@ impl EndgameSolver {
         board: &mut Board,
         alpha: i32,
         beta: i32,
-        stop: &AtomicBool,
+        stop: &StopCheck,
     ) -> i32 {
         self.stopped = false;
         self.level = None;
         self.node(board, alpha, beta, stop)
     }
 
-    /// Whether the last search was interrupted by the stop flag.
+    /// Whether the last search was interrupted by the stop check.
     pub(crate) fn was_stopped(&self) -> bool {
         self.stopped
     }
 
-    /// Solves the root: best move, score and principal variation. `None` if stopped.
-    pub fn solve(
+    /// Solves the root: best move, score and principal variation. `None` if stopped (by a
+    /// flag, or a [`StopCheck`] whose node limit counts [`EndgameSolver::nodes`]).
+    pub fn solve<'s>(
         &mut self,
         board: &mut Board,
         mode: SolveMode,
-        stop: &AtomicBool,
+        stop: impl Into<StopCheck<'s>>,
     ) -> Option<Solution> {
         self.solve_reporting(board, mode, stop, &mut |_| {})
     }
@@ -235,17 +235,18 @@ impl EndgameSolver {
     /// [`EndgameSolver::solve`], calling `on_pass` after each selective pass: a root with at
     /// least [`SELECTIVE_ROOT_EMPTIES`] empties is first searched with ProbCut at each of the
     /// [`SELECTIVE_LEVELS`] (their table entries and scores order and centre the next pass),
-    /// then exactly. Only the exact result is returned; `None` if stopped.
-    pub fn solve_reporting(
+    /// then exactly; without endgame statistics in the bundle, exactly at once. Only the exact
+    /// result is returned; `None` if stopped.
+    pub fn solve_reporting<'s>(
         &mut self,
         board: &mut Board,
         mode: SolveMode,
-        stop: &AtomicBool,
+        stop: impl Into<StopCheck<'s>>,
         on_pass: &mut dyn FnMut(&ProbableSolution),
     ) -> Option<Solution> {
         self.stopped = false;
         self.tt.new_generation();
-        let solution = self.solve_root(board, mode, stop, on_pass);
+        let solution = self.solve_root(board, mode, &stop.into(), on_pass);
         self.level = None;
         solution
     }
@@ -254,7 +255,7 @@ impl EndgameSolver {
         &mut self,
         board: &mut Board,
         mode: SolveMode,
-        stop: &AtomicBool,
+        stop: &StopCheck,
         on_pass: &mut dyn FnMut(&ProbableSolution),
     ) -> Option<Solution> {
         let start_nodes = self.nodes;
@@ -296,7 +297,8 @@ impl EndgameSolver {
         }
         let mut guess = None;
         let mut hint = None;
-        if board.empties() >= SELECTIVE_ROOT_EMPTIES {
+        // Selective passes need the bundle's statistics to predict with.
+        if board.empties() >= SELECTIVE_ROOT_EMPTIES && self.bundle.endgame_cuts().is_some() {
             for (level, &(_, percent)) in SELECTIVE_LEVELS.iter().enumerate() {
                 self.level = Some(level);
                 let solution = self.root_pass(board, mode, guess, hint, stop)?;
@@ -330,7 +332,7 @@ impl EndgameSolver {
         mode: SolveMode,
         guess: Option<i32>,
         hint: Option<Square>,
-        stop: &AtomicBool,
+        stop: &StopCheck,
     ) -> Option<Solution> {
         let (low, high) = window(mode);
         let (mut alpha, mut beta) = match (mode, guess) {
@@ -383,12 +385,12 @@ impl EndgameSolver {
         alpha: i32,
         beta: i32,
         hint: Option<Square>,
-        stop: &AtomicBool,
+        stop: &StopCheck,
     ) -> Option<(Square, i32)> {
         let mut best_score = -65;
         let mut best_move = None;
         let mut low = alpha;
-        for square in ordering::solver_order(board, hint) {
+        for square in ordering::solver_order(board, hint, self.bundle.evaluator()) {
             board.make_move(square);
             let value = if best_move.is_none() {
                 -self.node(board, -beta, -low, stop)
@@ -401,7 +403,8 @@ impl EndgameSolver {
                 }
             };
             board.undo();
-            if self.stopped || stop.load(Ordering::Relaxed) {
+            // After each root move, whatever the poll interval.
+            if self.stopped || stop.should_stop(self.nodes) {
                 self.stopped = true;
                 return None;
             }
@@ -422,12 +425,13 @@ impl EndgameSolver {
 
     /// The value of every legal move of the root, best first (ties in board order). A pass
     /// root gives `[(Move::Pass, value)]`, a finished game an empty list. `None` if stopped.
-    pub fn solve_all(
+    pub fn solve_all<'s>(
         &mut self,
         board: &mut Board,
         mode: SolveMode,
-        stop: &AtomicBool,
+        stop: impl Into<StopCheck<'s>>,
     ) -> Option<Vec<(Move, i32)>> {
+        let stop = &stop.into();
         let (alpha, beta) = window(mode);
         self.stopped = false;
         self.level = None;
@@ -456,7 +460,7 @@ impl EndgameSolver {
     }
 
     /// Appends best play from `board`, whose exact value is `value`, to `pv`.
-    fn extend_pv(&mut self, board: &mut Board, value: i32, pv: &mut Vec<Move>, stop: &AtomicBool) {
+    fn extend_pv(&mut self, board: &mut Board, value: i32, pv: &mut Vec<Move>, stop: &StopCheck) {
         if board.is_game_over() || self.stopped {
             return;
         }
@@ -468,7 +472,7 @@ impl EndgameSolver {
             return;
         }
         let hint = self.tt.probe(board.hash()).and_then(|e| e.best_move());
-        for square in ordering::solver_order(board, hint) {
+        for square in ordering::solver_order(board, hint, self.bundle.evaluator()) {
             board.make_move(square);
             // The move is on the PV exactly when its child is worth -value.
             let child = self.node(board, -value - 1, -value + 1, stop);
@@ -512,12 +516,12 @@ impl EndgameSolver {
             .store(hash, tag, Bound::of_result(best, alpha, beta), best, square);
     }
 
-    /// Polls the stop flag every [`POLL_INTERVAL`] nodes.
+    /// Polls the stop check every [`POLL_INTERVAL`] nodes.
     #[inline]
-    fn poll(&mut self, stop: &AtomicBool) -> bool {
+    fn poll(&mut self, stop: &StopCheck) -> bool {
         if self.nodes >= self.next_poll {
             self.next_poll = self.nodes + POLL_INTERVAL;
-            if stop.load(Ordering::Relaxed) || self.nodes >= self.node_limit {
+            if stop.should_stop(self.nodes) {
                 self.stopped = true;
             }
         }
@@ -525,7 +529,7 @@ impl EndgameSolver {
     }
 
     /// Negamax value at an upper node (see the module doc).
-    fn node(&mut self, board: &mut Board, mut alpha: i32, mut beta: i32, stop: &AtomicBool) -> i32 {
+    fn node(&mut self, board: &mut Board, mut alpha: i32, mut beta: i32, stop: &StopCheck) -> i32 {
         let empties = board.empties();
         if empties <= VIEW_MAX_EMPTIES {
             return self.view_node(
@@ -598,7 +602,7 @@ impl EndgameSolver {
         let original_alpha = alpha;
         let mut best = -65;
         let mut best_square = None;
-        let moves = ordering::solver_order(board, hint);
+        let moves = ordering::solver_order(board, hint, self.bundle.evaluator());
         for (i, square) in moves.iter().enumerate() {
             let flipped = board.flips(square);
             board.apply_flips(square, flipped);
@@ -644,7 +648,10 @@ impl EndgameSolver {
         beta: i32,
         confidence: f32,
     ) -> Option<i32> {
-        let cut = self.cuts.get(empties, probcut_shallow_depth(empties))?;
+        let cut = self
+            .bundle
+            .endgame_cuts()?
+            .get(empties, probcut_shallow_depth(empties))?;
         let margin = confidence * cut.sigma;
         let unit = UNITS_PER_DISC as f32;
         let high = ((beta as f32 * unit + margin - cut.intercept) / cut.slope).ceil() as i32;
@@ -670,7 +677,7 @@ impl EndgameSolver {
         o: u64,
         mut alpha: i32,
         mut beta: i32,
-        stop: &AtomicBool,
+        stop: &StopCheck,
     ) -> i32 {
         let empties = (!(p | o)).count_ones();
         if empties <= LEAF_EMPTIES {
@@ -789,13 +796,13 @@ impl EndgameSolver {
     }
 
     /// The value of `board` (score units, side to move) searched `depth` plies with the
-    /// shipped evaluation and no selectivity: the shallow search whose value predicts the
+    /// bundle's evaluation and no selectivity: the shallow search whose value predicts the
     /// exact one in endgame ProbCut. The board is restored before returning.
     pub fn shallow_value(&mut self, board: &mut Board, depth: u32) -> i32 {
         self.eval_search(board, depth, -INFINITE_UNITS, INFINITE_UNITS)
     }
 
-    /// Negamax value of `board` to `depth` plies with the shipped evaluation, fail-soft
+    /// Negamax value of `board` to `depth` plies with the bundle's evaluation, fail-soft
     /// within `(alpha, beta)`, in score units; a finished game scores its final disc
     /// difference and a pass uses no depth (as in the midgame search).
     fn eval_search(&mut self, board: &mut Board, depth: u32, mut alpha: i32, beta: i32) -> i32 {
@@ -805,7 +812,7 @@ impl EndgameSolver {
             return board.final_score(board.side_to_move()) * UNITS_PER_DISC;
         }
         if depth == 0 {
-            return crate::eval::shipped().evaluate(board).0;
+            return self.bundle.evaluator().evaluate(board).0;
         }
         if moves == 0 {
             board.make_pass();

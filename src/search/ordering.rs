@@ -24,6 +24,7 @@
 //! The table's best move always comes first. The midgame search uses plain fastest-first.
 
 use crate::board::{bits, Board, Square};
+use crate::eval::bundle::Evaluator;
 use crate::eval::Evaluation;
 
 const CORNERS: u64 = 0x8100_0000_0000_0081;
@@ -52,8 +53,12 @@ pub(crate) const SQUARE_ORDER: [u8; 64] = {
 /// least [`EVAL_ORDER_EMPTIES`] empties the value of the position after the move (from the
 /// opponent's side: lower first) is added to the key, because near the root a wrong first
 /// move costs a whole subtree: its static evaluation, or a search of one to three plies
-/// the more empties there are.
-pub(crate) fn solver_order(board: &mut Board, hint: Option<Square>) -> MoveBuffer {
+/// the more empties there are, with `eval` (the solver's bundle's evaluation).
+pub(crate) fn solver_order(
+    board: &mut Board,
+    hint: Option<Square>,
+    eval: &Evaluator,
+) -> MoveBuffer {
     let p = board.player_discs();
     let o = board.opponent_discs();
     let use_eval = board.empties() >= EVAL_ORDER_EMPTIES;
@@ -73,7 +78,7 @@ pub(crate) fn solver_order(board: &mut Board, hint: Option<Square>) -> MoveBuffe
             } else {
                 0
             };
-            key += shallow_value(board, depth, -i32::MAX, i32::MAX) / EVAL_SCALE;
+            key += shallow_value(board, eval, depth, -i32::MAX, i32::MAX) / EVAL_SCALE;
             board.undo();
         }
         if Some(square) == hint {
@@ -94,18 +99,24 @@ const TWO_PLY_EMPTIES: u32 = 21;
 /// Nodes with at least this many empties (after the move) order by a three-ply search.
 const THREE_PLY_EMPTIES: u32 = 23;
 
-/// Negamax value of `board` to `depth` plies with the shipped evaluation, fail-soft within
-/// `(alpha, beta)` (for ordering only).
-fn shallow_value(board: &mut Board, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+/// Negamax value of `board` to `depth` plies with `eval`, fail-soft within `(alpha, beta)`
+/// (for ordering only).
+fn shallow_value(
+    board: &mut Board,
+    eval: &Evaluator,
+    depth: u32,
+    mut alpha: i32,
+    beta: i32,
+) -> i32 {
     let moves = board.legal_moves();
     if depth == 0 || moves == 0 {
-        return crate::eval::shipped().evaluate(board).0;
+        return eval.evaluate(board).0;
     }
     let mut best = -i32::MAX;
     for square in bits::squares(moves) {
         let flipped = board.flips(square);
         board.apply_flips(square, flipped);
-        let value = -shallow_value(board, depth - 1, -beta, -alpha);
+        let value = -shallow_value(board, eval, depth - 1, -beta, -alpha);
         board.undo();
         if value > best {
             best = value;

@@ -4,16 +4,21 @@
 //! For a depth `d` the search first looks `shallow_depth(d)` plies deep. Over many positions
 //! the two values are related by `deep = slope * shallow + intercept + error`, with the error
 //! roughly normal with deviation `sigma`; the statistics are measured per game stage and depth
-//! by `tsuru probcut` and shipped in `src/eval/probcut.txt`. With a confidence factor `t`, a
+//! by `tsuru probcut` for one evaluation's weights and travel with them in its
+//! [`crate::eval::bundle::EvalBundle`] (the shipped ones are `src/eval/probcut.txt`). With a
+//! confidence factor `t`, a
 //! null-window node at `beta` is cut high when the shallow search proves
 //! `shallow >= (beta + t * sigma - intercept) / slope`, and cut low symmetrically at alpha.
 //! `t = 1.5` leaves about one cut in fifteen wrong.
 //!
 //! # Statistics file
 //!
-//! Text, one record a line, `#` starting a comment:
+//! Text, one record a line, `#` starting a comment. The `weights` line names the weights the
+//! statistics were measured for (their [`WeightsId`]); it is required, and a bundle refuses
+//! statistics of other weights.
 //!
 //! ```text
+//! weights 5f3a91c2
 //! stages 15
 //! # stage depth shallow slope intercept sigma samples   (intercept and sigma in discs)
 //! 3 4 2 0.981 0.120 2.310 2000
@@ -21,11 +26,26 @@
 
 use anyhow::{bail, ensure, Context, Result};
 
-use crate::eval::pattern::stage_of;
+use crate::eval::pattern::{stage_of, WeightsId};
 use crate::score::UNITS_PER_DISC;
 
 /// The shipped statistics, measured by `tsuru probcut` with the shipped evaluation.
 pub const SHIPPED: &str = include_str!("../eval/probcut.txt");
+
+/// The line of a statistics file that names the weights it was measured for (both kinds of
+/// file; `tsuru probcut` writes it, the parsers require it).
+pub fn weights_line(weights: WeightsId) -> String {
+    format!("weights {weights}\n")
+}
+
+/// Reads the value of a `weights` line (`words[0] == "weights"`) into `slot`, refusing a
+/// second one.
+fn read_weights_line(words: &[&str], slot: &mut Option<WeightsId>) -> Result<()> {
+    ensure!(slot.is_none(), "weights given twice");
+    ensure!(words.len() == 2, "expected `weights CHECKSUM`");
+    *slot = Some(words[1].parse()?);
+    Ok(())
+}
 
 /// Smallest depth a cut is tried at.
 pub const MIN_DEPTH: u32 = 3;
@@ -56,28 +76,28 @@ pub struct Cut {
     pub sigma: f32,
 }
 
-/// Statistics for every stage and depth from [`MIN_DEPTH`] to [`MAX_DEPTH`].
+/// Statistics for every stage and depth from [`MIN_DEPTH`] to [`MAX_DEPTH`], measured for
+/// one weights file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProbCutTable {
+    weights: WeightsId,
     stages: usize,
     cuts: Vec<Option<Cut>>,
 }
 
 impl ProbCutTable {
-    /// The shipped table.
-    pub fn shipped() -> &'static ProbCutTable {
-        static TABLE: std::sync::OnceLock<ProbCutTable> = std::sync::OnceLock::new();
-        TABLE.get_or_init(|| {
-            ProbCutTable::parse(SHIPPED).expect("the shipped ProbCut statistics parse")
-        })
-    }
-
-    /// A table with no statistics (no cut is ever tried).
-    pub fn empty(stages: usize) -> ProbCutTable {
+    /// A table for `weights` with no statistics yet (no cut is ever tried).
+    pub fn empty(stages: usize, weights: WeightsId) -> ProbCutTable {
         ProbCutTable {
+            weights,
             stages: stages.max(1),
             cuts: vec![None; stages.max(1) * (MAX_DEPTH as usize + 1)],
         }
+    }
+
+    /// The weights the statistics were measured for.
+    pub fn weights(&self) -> WeightsId {
+        self.weights
     }
 
     /// Number of stages.
@@ -115,6 +135,7 @@ impl ProbCutTable {
 
     /// Reads the statistics file format (see the module doc).
     pub fn parse(text: &str) -> Result<ProbCutTable> {
+        let mut weights = None;
         let mut table: Option<ProbCutTable> = None;
         for (number, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("").trim();
@@ -123,12 +144,19 @@ impl ProbCutTable {
             }
             let context = || format!("probcut statistics line {}", number + 1);
             let words: Vec<&str> = line.split_whitespace().collect();
+            if words[0] == "weights" {
+                read_weights_line(&words, &mut weights).with_context(context)?;
+                continue;
+            }
             if words[0] == "stages" {
                 ensure!(table.is_none(), "{}: stages given twice", context());
                 ensure!(words.len() == 2, "{}: expected `stages N`", context());
                 let stages: usize = words[1].parse().with_context(context)?;
                 ensure!((1..=60).contains(&stages), "{}: 1 to 60 stages", context());
-                table = Some(ProbCutTable::empty(stages));
+                let Some(weights) = weights else {
+                    bail!("{}: `stages N` before `weights CHECKSUM`", context());
+                };
+                table = Some(ProbCutTable::empty(stages, weights));
                 continue;
             }
             let Some(table) = table.as_mut() else {
@@ -184,25 +212,26 @@ pub const MAX_ENDGAME_SHALLOW: u32 = 8;
 /// How the exact (end-of-game) value of a position relates to a shallow search of it, for
 /// each number of empties measured and each shallow depth from 0 to [`MAX_ENDGAME_SHALLOW`].
 ///
-/// File format: text, one record a line, `#` starting a comment:
+/// File format: text, one record a line, `#` starting a comment, with the required
+/// `weights` line as in the midgame file ([`ProbCutTable`]):
 ///
 /// ```text
+/// weights 5f3a91c2
 /// # empties shallow slope intercept sigma samples   (intercept and sigma in discs)
 /// 24 6 1.1199 0.5710 5.3164 1000
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct EndgameCuts {
+    /// The weights the statistics were measured for.
+    weights: WeightsId,
     /// Measured empties counts, ascending, with their cuts by shallow depth.
     rows: Vec<(u32, [Option<Cut>; MAX_ENDGAME_SHALLOW as usize + 1])>,
 }
 
 impl EndgameCuts {
-    /// The shipped statistics.
-    pub fn shipped() -> &'static EndgameCuts {
-        static CUTS: std::sync::OnceLock<EndgameCuts> = std::sync::OnceLock::new();
-        CUTS.get_or_init(|| {
-            EndgameCuts::parse(SHIPPED_ENDGAME).expect("the shipped endgame statistics parse")
-        })
+    /// The weights the statistics were measured for.
+    pub fn weights(&self) -> WeightsId {
+        self.weights
     }
 
     /// The prediction of the exact value of a position with `empties` empties from a search
@@ -217,6 +246,7 @@ impl EndgameCuts {
 
     /// Reads the file format (see the type's doc).
     pub fn parse(text: &str) -> Result<EndgameCuts> {
+        let mut weights = None;
         let mut rows: Vec<(u32, [Option<Cut>; MAX_ENDGAME_SHALLOW as usize + 1])> = Vec::new();
         for (number, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("").trim();
@@ -225,6 +255,10 @@ impl EndgameCuts {
             }
             let context = || format!("endgame probcut statistics line {}", number + 1);
             let words: Vec<&str> = line.split_whitespace().collect();
+            if words[0] == "weights" {
+                read_weights_line(&words, &mut weights).with_context(context)?;
+                continue;
+            }
             ensure!(words.len() == 6, "{}: expected 6 fields", context());
             let empties: u32 = words[0].parse().with_context(context)?;
             let shallow: u32 = words[1].parse().with_context(context)?;
@@ -251,7 +285,8 @@ impl EndgameCuts {
             });
         }
         ensure!(!rows.is_empty(), "endgame probcut statistics: no records");
-        Ok(EndgameCuts { rows })
+        let weights = weights.context("endgame probcut statistics: no `weights CHECKSUM` line")?;
+        Ok(EndgameCuts { weights, rows })
     }
 }
 
@@ -272,8 +307,11 @@ mod tests {
 
     #[test]
     fn parse_records_and_reject_bad_ones() {
-        let table = ProbCutTable::parse("stages 15\n# comment\n3 8 4 0.9 -0.5 2.5 100\n").unwrap();
+        let table =
+            ProbCutTable::parse("weights 0000abcd\nstages 15\n# comment\n3 8 4 0.9 -0.5 2.5 100\n")
+                .unwrap();
         assert_eq!(table.stages(), 15);
+        assert_eq!(table.weights(), WeightsId(0xabcd));
         // Stage 3 of 15 covers 48..=45 empties.
         let cut = table.get(46, 8).unwrap();
         assert_eq!(cut.shallow, 4);
@@ -284,6 +322,15 @@ mod tests {
         assert_eq!(table.get(30, 8), None);
         for bad in [
             "3 8 4 0.9 -0.5 2.5 100\n",
+            "stages 15\n3 8 4 0.9 -0.5 2.5 100\n",
+            "weights 1\nstages 15\n3 8 4 0.9 -0.5 2.5 100\n",
+            "weights 00000001\nweights 00000001\nstages 15\n",
+            "stages 15\nweights 00000001\n3 8 4 0.9 -0.5 2.5 100\n",
+        ] {
+            assert!(ProbCutTable::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+        for bad in [
+            "3 8 4 0.9 -0.5 2.5 100\n",
             "stages 15\n3 8 3 0.9 -0.5 2.5 100\n",
             "stages 15\n3 2 1 0.9 -0.5 2.5 100\n",
             "stages 15\n15 8 4 0.9 -0.5 2.5 100\n",
@@ -292,13 +339,15 @@ mod tests {
             "stages 0\n",
             "",
         ] {
-            assert!(ProbCutTable::parse(bad).is_err(), "{bad:?} was accepted");
+            let text = format!("weights 00000001\n{bad}");
+            assert!(ProbCutTable::parse(&text).is_err(), "{bad:?} was accepted");
         }
     }
 
     #[test]
     fn shipped_statistics_cover_every_stage_where_midgame_searches_run() {
-        let table = ProbCutTable::shipped();
+        let bundle = crate::eval::bundle::EvalBundle::shipped();
+        let table = bundle.probcut().expect("shipped statistics");
         for empties in 20..=56 {
             for depth in MIN_DEPTH..=MAX_DEPTH {
                 let cut = table.get(empties, depth);
@@ -312,8 +361,11 @@ mod tests {
 
     #[test]
     fn endgame_records_parse_and_bad_ones_are_rejected() {
-        let cuts =
-            EndgameCuts::parse("# c\n14 2 1.1 1.2 9.0 1000\n20 2 1.0 -0.5 6.0 120 # x\n").unwrap();
+        let cuts = EndgameCuts::parse(
+            "# c\n14 2 1.1 1.2 9.0 1000\nweights 12345678\n20 2 1.0 -0.5 6.0 120 # x\n",
+        )
+        .unwrap();
+        assert_eq!(cuts.weights(), WeightsId(0x1234_5678));
         let cut = cuts.get(14, 2).unwrap();
         assert!((cut.slope - 1.1).abs() < 1e-6 && (cut.sigma - 900.0).abs() < 1e-3);
         // The largest measured empties count not above the asked one.
@@ -329,13 +381,22 @@ mod tests {
             "20 2 1.1 1.2 9.0 10\n14 2 1.1 1.2 9.0 10\n",
             "14 x 1.1 1.2 9.0 10\n",
         ] {
+            let text = format!("weights 00000001\n{bad}");
+            assert!(EndgameCuts::parse(&text).is_err(), "{bad:?} was accepted");
+        }
+        // Without the weights line, or with a bad one, sound records are refused too.
+        for bad in [
+            "14 2 1.1 1.2 9.0 10\n",
+            "weights xyz\n14 2 1.1 1.2 9.0 10\n",
+        ] {
             assert!(EndgameCuts::parse(bad).is_err(), "{bad:?} was accepted");
         }
     }
 
     #[test]
     fn shipped_endgame_statistics_cover_every_shallow_depth_from_14_empties() {
-        let cuts = EndgameCuts::shipped();
+        let bundle = crate::eval::bundle::EvalBundle::shipped();
+        let cuts = bundle.endgame_cuts().expect("shipped statistics");
         for empties in 14..=60 {
             for shallow in 0..=MAX_ENDGAME_SHALLOW {
                 let cut = cuts.get(empties, shallow);

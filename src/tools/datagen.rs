@@ -5,8 +5,10 @@
 //!     [--random 8-30] [--first-index K] [--hash MB] [--eval-file WEIGHTS]
 //! ```
 //!
-//! The players use the shipped weights, or `--eval-file`'s; the file's header records their
-//! checksum, so the weights that made a file are known and a run is only continued with them.
+//! The players use the shipped evaluation bundle, or `--eval-file`'s (the weights with the
+//! statistics beside them, see [`crate::eval::bundle`]) in their midgame searches and solves;
+//! the file's header records the weights' checksum, so the weights that made a file are known
+//! and a run is only continued with them.
 //! Games go one a line into `--out` (format: [`crate::training::selfplay`]). If the file
 //! exists, its header must match the settings and the run continues after the last game in
 //! it, so a run can be stopped at any point (at most the game in progress is lost) and
@@ -21,8 +23,7 @@ use std::time::Instant;
 use anyhow::{bail, ensure, Context, Result};
 
 use super::{flag_pairs, whole_number};
-use crate::eval::pattern::{PatternEval, Weights};
-use crate::eval::SHIPPED_WEIGHTS;
+use crate::eval::EvalBundle;
 use crate::search::endgame::EndgameSolver;
 use crate::search::Search;
 use crate::training::selfplay::{play_game, read_file, SelfPlayConfig};
@@ -37,8 +38,8 @@ struct Options {
     first_index: u64,
     hash_mb: usize,
     config: SelfPlayConfig,
-    /// The players' evaluation.
-    eval: PatternEval,
+    /// The players' evaluation and its statistics.
+    eval: EvalBundle,
 }
 
 /// Runs the tool.
@@ -86,8 +87,9 @@ pub fn run(args: &[String]) -> Result<()> {
         .open(&options.out)
         .with_context(|| format!("opening {}", options.out.display()))?;
     let mut search = Search::new(options.hash_mb);
-    search.set_evaluation(Box::new(options.eval));
+    search.set_evaluation(options.eval.clone());
     let mut solver = EndgameSolver::new(options.hash_mb);
+    solver.set_evaluation(options.eval);
     let started = Instant::now();
     let mut played = 0u64;
     while done < options.games {
@@ -145,23 +147,17 @@ fn parse_args(args: &[String]) -> Result<Options> {
         }
     }
     config.check()?;
-    let bytes = match &eval_file {
-        Some(path) => std::fs::read(path).with_context(|| format!("reading {path}"))?,
-        None => SHIPPED_WEIGHTS.to_vec(),
+    let eval = match &eval_file {
+        Some(path) => EvalBundle::from_file(path)?,
+        None => EvalBundle::shipped(),
     };
-    let weights = Weights::from_bytes(&bytes).with_context(|| {
-        format!(
-            "loading {}",
-            eval_file.as_deref().unwrap_or("the shipped weights")
-        )
-    })?;
-    config.weights = Weights::file_id(&bytes);
+    config.weights = eval.weights_id().map(|id| id.0);
     Ok(Options {
         out: out.with_context(|| format!("--out is required (usage: tsuru {USAGE})"))?,
         games: games.with_context(|| format!("--games is required (usage: tsuru {USAGE})"))?,
         first_index,
         hash_mb,
         config,
-        eval: PatternEval::new(&weights),
+        eval,
     })
 }

@@ -1,9 +1,16 @@
-//! `tsuru probcut`: measures the Multi-ProbCut statistics of the shipped evaluation.
+//! `tsuru probcut`: measures the Multi-ProbCut statistics of an evaluation's weights: the
+//! shipped ones, or `--eval-file X`'s (no rebuild needed).
 //!
 //! ```text
 //! tsuru probcut --wthor ../shared/data/wthor --positions 1500 --out src/eval/probcut.txt
 //! tsuru probcut --endgame tests/fixtures/eval-validation.txt --out src/eval/probcut-endgame.txt
+//! tsuru probcut --eval-file X --out X.probcut
+//! tsuru probcut --eval-file X --endgame tests/fixtures/eval-validation.txt --out X.probcut-endgame
 //! ```
+//!
+//! The output starts with the `weights` line naming the weights measured (their checksum), so
+//! the statistics are only ever used with them; written beside a weights file `X` as
+//! `X.probcut` and `X.probcut-endgame`, they are loaded with it (see [`crate::eval::bundle`]).
 //!
 //! Positions come from WTHOR games (a fixed, seeded choice of game and move number, spread
 //! evenly over 14 to 58 empties). Each is searched without selectivity to every depth up to
@@ -12,7 +19,7 @@
 //! residuals is `sigma`. The output is the statistics file of [`crate::search::probcut`].
 //!
 //! With `--endgame`, the statistics of the solver's selective passes instead: the exact values
-//! of a validation set regressed on shallow searches (see [`run_endgame`]).
+//! of a validation set regressed on shallow searches (see `run_endgame`).
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -22,20 +29,22 @@ use anyhow::{bail, ensure, Context, Result};
 
 use super::{flag_pairs, whole_number};
 use crate::board::Board;
-use crate::eval::pattern::stage_of;
+use crate::eval::pattern::{stage_of, PatternEval};
+use crate::eval::EvalBundle;
 use crate::rng::Rng;
 use crate::search::endgame::EndgameSolver;
 use crate::search::probcut::{
-    shallow_depth, EndgameCuts, ProbCutTable, MAX_DEPTH, MAX_ENDGAME_SHALLOW, MIN_DEPTH,
+    shallow_depth, weights_line, EndgameCuts, ProbCutTable, MAX_DEPTH, MAX_ENDGAME_SHALLOW,
+    MIN_DEPTH,
 };
 use crate::search::{Depth, Search, SearchLimits};
 use crate::tools::train::read_validation;
 use crate::training::games::read_wthor_folder;
 
 /// The usage line shown by `--help`.
-pub const USAGE: &str =
-    "probcut [--wthor DIR] [--positions N] [--stages N] [--seed S] [--threads N] \
-[--out FILE] | probcut --endgame VALIDATION_FILE [--threads N] [--out FILE]";
+pub const USAGE: &str = "probcut [--eval-file WEIGHTS] [--wthor DIR] [--positions N] \
+[--stages N] [--seed S] [--threads N] [--out FILE] | probcut [--eval-file WEIGHTS] \
+--endgame VALIDATION_FILE [--threads N] [--out FILE]";
 
 /// Fewest pairs a stage and depth needs for its statistics to be written.
 const MIN_SAMPLES: usize = 30;
@@ -48,14 +57,29 @@ struct Options {
     threads: usize,
     out: Option<PathBuf>,
     endgame: Option<PathBuf>,
+    /// The weights measured (`None`: the shipped ones).
+    eval_file: Option<String>,
+}
+
+/// The weights to measure, without statistics (they are what is being measured; a file's
+/// sidecars are not even read).
+fn weights_to_measure(options: &Options) -> Result<EvalBundle> {
+    match &options.eval_file {
+        Some(path) => {
+            let (eval, id) = PatternEval::from_file(path)?;
+            EvalBundle::new(eval, id, path, None, None)
+        }
+        None => Ok(EvalBundle::shipped().without_statistics()),
+    }
 }
 
 /// Runs the tool.
 pub fn run(args: &[String]) -> Result<()> {
     let options = parse_args(args)?;
     let started = Instant::now();
+    let bundle = weights_to_measure(&options)?;
     if let Some(path) = &options.endgame {
-        return run_endgame(path, &options, started);
+        return run_endgame(path, &bundle, &options, started);
     }
     let (games, _) = read_wthor_folder(&options.wthor)?;
     ensure!(!games.is_empty(), "no games in {}", options.wthor.display());
@@ -71,18 +95,21 @@ pub fn run(args: &[String]) -> Result<()> {
         &positions,
         options.threads,
         || (),
-        |_, board| depth_values(board),
+        |_, board| depth_values(board, &bundle),
     );
 
-    let mut table = ProbCutTable::empty(options.stages);
+    let id = bundle.weights_id().expect("pattern weights have an id");
+    let mut table = ProbCutTable::empty(options.stages, id);
     let mut text = format!(
-        "# Multi-ProbCut statistics of the shipped evaluation, written by\n\
-         # tsuru {}\n# from {} WTHOR positions (seed {}).\n\
+        "# Multi-ProbCut statistics of {}, written by\n\
+         # tsuru {}\n# from {} WTHOR positions (seed {}).\n{}\
          # stage depth shallow slope intercept sigma samples   (intercept and sigma in discs)\n\
          stages {}\n",
+        bundle.source(),
         std::env::args().skip(1).collect::<Vec<_>>().join(" "),
         positions.len(),
         options.seed,
+        weights_line(id),
         options.stages
     );
     for stage in 0..options.stages {
@@ -138,9 +165,11 @@ fn choose_positions(games: &[crate::training::games::Game], count: usize, seed: 
     out
 }
 
-/// The root value (score units) at every depth from 0 to `min(MAX_DEPTH, empties - 1)`.
-fn depth_values(board: &Board) -> Vec<i32> {
+/// The root value (score units) at every depth from 0 to `min(MAX_DEPTH, empties - 1)`, with
+/// the bundle's evaluation.
+fn depth_values(board: &Board, bundle: &EvalBundle) -> Vec<i32> {
     let mut search = Search::new(8);
+    search.set_evaluation(bundle.clone());
     search.set_selectivity(None);
     let mut values = vec![search.evaluate(board).0];
     let max = MAX_DEPTH.min(board.empties().saturating_sub(1));
@@ -163,10 +192,16 @@ fn depth_values(board: &Board) -> Vec<i32> {
 
 /// `--endgame FILE`: the exact values of a validation set (`<board> <score>` lines, as
 /// `tsuru train --make-validation` writes them) regressed on the shallow searches of the
-/// endgame solver ([`EndgameSolver::shallow_value`]) at every depth up to
-/// [`MAX_ENDGAME_SHALLOW`], per number of empties; prints or writes the statistics file of
-/// [`EndgameCuts`], with the mean nodes of each shallow search as a comment.
-fn run_endgame(path: &PathBuf, options: &Options, started: Instant) -> Result<()> {
+/// endgame solver ([`EndgameSolver::shallow_value`]) with the bundle's evaluation at every
+/// depth up to [`MAX_ENDGAME_SHALLOW`], per number of empties; prints or writes the
+/// statistics file of [`EndgameCuts`], with the mean nodes of each shallow search as a
+/// comment.
+fn run_endgame(
+    path: &PathBuf,
+    bundle: &EvalBundle,
+    options: &Options,
+    started: Instant,
+) -> Result<()> {
     let positions = read_validation(path)?;
     ensure!(!positions.is_empty(), "no positions in {}", path.display());
     let depths = MAX_ENDGAME_SHALLOW as usize + 1;
@@ -174,7 +209,11 @@ fn run_endgame(path: &PathBuf, options: &Options, started: Instant) -> Result<()
     let searched: Vec<Vec<(i32, u64)>> = in_parallel(
         &positions,
         options.threads,
-        || EndgameSolver::new(1),
+        || {
+            let mut solver = EndgameSolver::new(1);
+            solver.set_evaluation(bundle.clone());
+            solver
+        },
         |solver, (board, _)| {
             let mut board = board.clone();
             (0..depths as u32)
@@ -190,13 +229,15 @@ fn run_endgame(path: &PathBuf, options: &Options, started: Instant) -> Result<()
     empties.sort_unstable();
     empties.dedup();
     let mut text = format!(
-        "# Endgame ProbCut statistics of the shipped evaluation, written by\n\
+        "# Endgame ProbCut statistics of {}, written by\n\
          # tsuru {}\n\
-         # from the exact values of {} positions in {}.\n\
+         # from the exact values of {} positions in {}.\n{}\
          # empties shallow slope intercept sigma samples   (intercept and sigma in discs)\n",
+        bundle.source(),
         std::env::args().skip(1).collect::<Vec<_>>().join(" "),
         positions.len(),
-        path.display()
+        path.display(),
+        weights_line(bundle.weights_id().expect("pattern weights have an id"))
     );
     for count in empties {
         let set: Vec<(i32, &Vec<(i32, u64)>)> = positions
@@ -293,6 +334,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         threads: 2,
         out: None,
         endgame: None,
+        eval_file: None,
     };
     for (flag, value) in flag_pairs(args, USAGE)? {
         let number = || whole_number(flag, value);
@@ -304,6 +346,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--threads" => options.threads = number()? as usize,
             "--out" => options.out = Some(PathBuf::from(value)),
             "--endgame" => options.endgame = Some(PathBuf::from(value)),
+            "--eval-file" => options.eval_file = Some(value.to_string()),
             other => bail!(super::unexpected_argument(other, USAGE)),
         }
     }

@@ -1,0 +1,320 @@
+//! The evaluation bundle: `--eval-file X` plays X's weights with X's own statistics (the
+//! sidecar files `X.probcut` and `X.probcut-endgame`) in the midgame search and the solver,
+//! refuses statistics measured for other weights, and searches without selectivity when X has
+//! none; `tsuru probcut --eval-file X` measures them for X.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
+
+use tsuru::board::Board;
+use tsuru::eval::bundle::{Evaluator, ENDGAME_SUFFIX, PROBCUT_SUFFIX};
+use tsuru::eval::pattern::{PatternEval, Weights, WeightsId};
+use tsuru::eval::{EvalBundle, EvalChoice, Evaluation, SHIPPED_WEIGHTS};
+use tsuru::rng::Rng;
+use tsuru::search::endgame::{EndgameSolver, SolveMode};
+use tsuru::search::probcut::{EndgameCuts, ProbCutTable, SHIPPED, SHIPPED_ENDGAME};
+use tsuru::search::{Search, SearchLimits};
+
+const TSURU: &str = env!("CARGO_BIN_EXE_tsuru");
+
+/// A fresh directory for one test's files.
+fn dir(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("eval_bundle")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Other weights: the shipped ones halved (so the move order that mixes the evaluation with
+/// mobility changes too), written to `dir/other.tsw`; returns the path and the identity.
+fn other_weights(dir: &std::path::Path) -> (String, WeightsId) {
+    let mut weights = Weights::from_bytes(SHIPPED_WEIGHTS).unwrap();
+    for table in &mut weights.tables {
+        for value in table.iter_mut() {
+            *value /= 2;
+        }
+    }
+    let bytes = weights.to_bytes();
+    let path = dir.join("other.tsw");
+    std::fs::write(&path, &bytes).unwrap();
+    let id = WeightsId(Weights::file_id(&bytes).unwrap());
+    (path.to_str().unwrap().to_string(), id)
+}
+
+/// A statistics file's text with its `weights` line naming `id` and, when `sigma` is given,
+/// every deviation replaced by it (in discs).
+fn restated(text: &str, id: WeightsId, sigma: Option<f64>) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.first() == Some(&"weights") {
+            out.push_str(&format!("weights {id}\n"));
+            continue;
+        }
+        let record = words.first().is_some_and(|w| w.parse::<u32>().is_ok());
+        match sigma {
+            // Records: the deviation is the third field from the end of `... sigma samples`
+            // (both kinds of file), before any comment.
+            Some(sigma) if record => {
+                let fields: Vec<&str> =
+                    line.split('#').next().unwrap().split_whitespace().collect();
+                let n = fields.len();
+                let mut fields: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
+                fields[n - 2] = format!("{sigma:.4}");
+                out.push_str(&fields.join(" "));
+                out.push('\n');
+            }
+            _ => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+fn random_position(rng: &mut Rng, empties: u32) -> Board {
+    let mut board = Board::start();
+    while board.empties() > empties && !board.is_game_over() {
+        let moves = board.legal_moves();
+        if moves == 0 {
+            board.make_pass();
+        } else {
+            board.make_move(rng.pick(moves));
+        }
+    }
+    board.without_history()
+}
+
+/// Positions with legal moves and `empties` empties.
+fn positions(seed: u64, empties: u32, count: usize) -> Vec<Board> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let board = random_position(&mut rng, empties);
+        if board.has_legal_move() && board.empties() == empties {
+            out.push(board);
+        }
+    }
+    out
+}
+
+/// Total nodes of depth-8 midgame searches of `boards` (no solver) with `bundle`.
+fn midgame_nodes(bundle: &EvalBundle, boards: &[Board], selective: bool) -> u64 {
+    let mut search = Search::new(8);
+    search.set_evaluation(bundle.clone());
+    if !selective {
+        search.set_selectivity(None);
+    }
+    let limits = SearchLimits {
+        depth: Some(8),
+        exact_empties: 0,
+        wld_empties: 0,
+        ..SearchLimits::default()
+    };
+    let stop = AtomicBool::new(false);
+    boards
+        .iter()
+        .map(|board| {
+            search.clear();
+            search.iterate(board, &limits, &stop, &mut |_| {}).nodes
+        })
+        .sum()
+}
+
+/// The nodes of each selective pass and of the whole exact solve of `board` with `bundle`.
+fn solve_nodes(bundle: &EvalBundle, board: &Board) -> (Vec<u64>, u64, i32) {
+    let mut solver = EndgameSolver::new(16);
+    solver.set_evaluation(bundle.clone());
+    let mut passes = Vec::new();
+    let solution = solver
+        .solve_reporting(
+            &mut board.clone(),
+            SolveMode::Exact,
+            &AtomicBool::new(false),
+            &mut |pass| passes.push(pass.solution.nodes),
+        )
+        .unwrap();
+    (passes, solution.nodes, solution.score)
+}
+
+#[test]
+fn eval_file_with_other_weights_uses_that_files_statistics() {
+    let dir = dir("own");
+    let (path, id) = other_weights(&dir);
+    // The file's own statistics: the shipped numbers with every deviation set to 0.1 disc in
+    // the midgame and 1 disc in the endgame (far more cuts than the shipped deviations
+    // allow), recorded for these weights.
+    let own_probcut = restated(SHIPPED, id, Some(0.1));
+    let own_endgame = restated(SHIPPED_ENDGAME, id, Some(1.0));
+    std::fs::write(format!("{path}{PROBCUT_SUFFIX}"), &own_probcut).unwrap();
+    std::fs::write(format!("{path}{ENDGAME_SUFFIX}"), &own_endgame).unwrap();
+
+    let bundle = EvalChoice::File(path.clone()).build().unwrap();
+    assert_eq!(bundle.weights_id(), Some(id));
+    assert_eq!(
+        bundle.probcut(),
+        Some(&ProbCutTable::parse(&own_probcut).unwrap())
+    );
+    assert_eq!(
+        bundle.endgame_cuts(),
+        Some(&EndgameCuts::parse(&own_endgame).unwrap())
+    );
+    assert_ne!(bundle.probcut(), EvalBundle::shipped().probcut());
+
+    // The same weights with the shipped numbers (restated for them): any difference in the
+    // searches below comes from the statistics alone.
+    let (eval, _) = PatternEval::from_file(&path).unwrap();
+    let shipped_numbers = EvalBundle::new(
+        eval,
+        id,
+        "same weights, shipped numbers",
+        Some(ProbCutTable::parse(&restated(SHIPPED, id, None)).unwrap()),
+        Some(EndgameCuts::parse(&restated(SHIPPED_ENDGAME, id, None)).unwrap()),
+    )
+    .unwrap();
+
+    // The midgame search evaluates with the file's weights...
+    let boards = positions(7, 40, 6);
+    let search = {
+        let mut search = Search::new(2);
+        search.set_evaluation(bundle.clone());
+        search
+    };
+    let shipped = EvalBundle::shipped();
+    assert!(boards
+        .iter()
+        .any(|b| search.evaluate(b) != shipped.evaluator().evaluate(b)
+            && search.evaluate(b) == bundle.evaluator().evaluate(b)));
+    // ...and cuts with the file's statistics: narrower deviations cut more.
+    let own = midgame_nodes(&bundle, &boards, true);
+    let numbers = midgame_nodes(&shipped_numbers, &boards, true);
+    let full = midgame_nodes(&bundle, &boards, false);
+    assert!(own < numbers && numbers < full, "{own} {numbers} {full}");
+
+    // The solver's selective passes cut with the file's statistics too, and its move order
+    // uses the file's weights: the same exact score, other node counts.
+    let board = &positions(11, 20, 1)[0];
+    let (own_passes, own_nodes, own_score) = solve_nodes(&bundle, board);
+    let (number_passes, number_nodes, number_score) = solve_nodes(&shipped_numbers, board);
+    let (_, shipped_nodes, shipped_score) = solve_nodes(&EvalBundle::shipped(), board);
+    assert_eq!(own_passes.len(), 4);
+    assert!(
+        own_passes[0] < number_passes[0],
+        "{own_passes:?} {number_passes:?}"
+    );
+    assert_ne!(own_nodes, number_nodes);
+    assert_ne!(number_nodes, shipped_nodes);
+    assert_eq!((own_score, number_score), (shipped_score, shipped_score));
+}
+
+#[test]
+fn statistics_of_other_weights_are_refused() {
+    let dir = dir("refused");
+    let (path, id) = other_weights(&dir);
+    // The shipped statistics beside other weights: recorded for the shipped weights.
+    std::fs::write(format!("{path}{PROBCUT_SUFFIX}"), SHIPPED).unwrap();
+    let err = format!(
+        "{:#}",
+        EvalChoice::File(path.clone()).build().err().unwrap()
+    );
+    let shipped_id = EvalBundle::shipped().weights_id().unwrap();
+    assert!(
+        err.contains(&format!("measured for weights {shipped_id}"))
+            && err.contains(&id.to_string()),
+        "{err}"
+    );
+    // The engine refuses to start with them.
+    let out = Command::new(TSURU)
+        .args(["--gtp", "--eval-file", &path])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("measured for weights"), "{stderr}");
+
+    // Matching midgame statistics with mismatched endgame ones are refused as well.
+    std::fs::write(
+        format!("{path}{PROBCUT_SUFFIX}"),
+        restated(SHIPPED, id, None),
+    )
+    .unwrap();
+    assert!(EvalChoice::File(path.clone()).build().is_ok());
+    std::fs::write(format!("{path}{ENDGAME_SUFFIX}"), SHIPPED_ENDGAME).unwrap();
+    assert!(EvalChoice::File(path).build().is_err());
+}
+
+#[test]
+fn without_statistics_the_search_is_not_selective() {
+    let dir = dir("none");
+    let (path, _) = other_weights(&dir);
+    let bundle = EvalChoice::File(path).build().unwrap();
+    assert!(bundle.probcut().is_none() && bundle.endgame_cuts().is_none());
+    // No midgame ProbCut: the default search is the full-width one.
+    let boards = positions(13, 36, 3);
+    assert_eq!(
+        midgame_nodes(&bundle, &boards, true),
+        midgame_nodes(&bundle, &boards, false)
+    );
+    // No selective passes before the exact solve.
+    let board = &positions(17, 19, 1)[0];
+    let (passes, _, _) = solve_nodes(&bundle, board);
+    assert!(passes.is_empty());
+    let (passes, _, _) = solve_nodes(&EvalBundle::shipped(), board);
+    assert_eq!(passes.len(), 4);
+    // Evaluation v1 has no statistics either.
+    let v1 = EvalChoice::V1.build().unwrap();
+    assert!(v1.probcut().is_none() && v1.endgame_cuts().is_none());
+    assert!(matches!(v1.evaluator(), Evaluator::V1(_)));
+}
+
+#[test]
+fn probcut_measures_endgame_statistics_for_an_eval_file() {
+    let dir = dir("measure");
+    let (path, id) = other_weights(&dir);
+    // 40 positions at 14 empties with their exact values (the validation set's first ones).
+    let fixture = format!(
+        "{}/tests/fixtures/eval-validation.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(fixture).unwrap();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .take(40)
+        .collect();
+    let validation = dir.join("validation.txt");
+    std::fs::write(&validation, lines.join("\n") + "\n").unwrap();
+    let out_file = format!("{path}{ENDGAME_SUFFIX}");
+    let out = Command::new(TSURU)
+        .args([
+            "probcut",
+            "--eval-file",
+            &path,
+            "--threads",
+            "1",
+            "--endgame",
+        ])
+        .arg(&validation)
+        .args(["--out", &out_file])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = std::fs::read_to_string(&out_file).unwrap();
+    assert!(written.contains(&format!("\nweights {id}\n")), "{written}");
+    let bundle = EvalChoice::File(path).build().unwrap();
+    let cuts = bundle.endgame_cuts().expect("the sidecar was loaded");
+    assert_eq!(cuts.weights(), id);
+    // Measured with the halved weights, not the shipped ones: other fits.
+    let shipped = EvalBundle::shipped();
+    let shipped_cuts = shipped.endgame_cuts().unwrap();
+    assert_ne!(cuts.get(14, 2), shipped_cuts.get(14, 2));
+}
