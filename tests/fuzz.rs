@@ -488,6 +488,7 @@ impl Process {
 
     /// Waits for the exit after `quit` or the end of input.
     fn expect_exit(&mut self, after: &str) {
+        self.audit_or_fail();
         let code = self.engine.wait_exit(EXIT_TIMEOUT);
         if code != Some(0) {
             let what = match self.engine.exit_status() {
@@ -638,7 +639,7 @@ fn gtp_valid(gen: &mut Gen, mirror: Option<&Board>) -> String {
     let Some(board) = mirror else {
         return "clear_board".into();
     };
-    if board.is_game_over() && gen.chance(700) {
+    if board.is_game_over() && gen.chance(200) {
         return "clear_board".into();
     }
     let stm = board.side_to_move();
@@ -679,8 +680,8 @@ fn gtp_valid(gen: &mut Gen, mirror: Option<&Board>) -> String {
             let c = color_word(gen, color);
             format!("genmove {c}")
         }
-        65..=72 => "undo".into(),
-        73 => "clear_board".into(),
+        65..=70 => "undo".into(),
+        71..=73 if gen.chance(100) => "clear_board".into(),
         74..=77 => {
             let settings = gen.pick(&[
                 "300 0 0", "0 1 0", "60 10 5", "1 0 0", "0 0 0", "5 1 1", "0.5 0 0", "10 0.5 2",
@@ -730,7 +731,12 @@ fn gtp_random_command(gen: &mut Gen) -> String {
         .filter(|n| *n != "quit")
         .collect();
     let name = if gen.chance(900) {
-        gen.pick(&names).to_string()
+        // Rarely a new game or a take-back, so that games reach their end.
+        let mut name = gen.pick(&names);
+        while ["clear_board", "undo"].contains(&name) && !gen.chance(100) {
+            name = gen.pick(&names);
+        }
+        name.to_string()
     } else {
         gen.word()
     };
@@ -1491,6 +1497,10 @@ fn nboard_process(seed: u64, index: usize, lines: usize) -> usize {
         };
         let bytes: Vec<u8> = bytes.into_iter().filter(|&b| b != b'\n').collect();
         p.send(&bytes, true);
+        if may_search(&bytes) && gen.chance(300) {
+            // Let a search print some lines before the `ping` stops it.
+            std::thread::sleep(Duration::from_millis(gen.below(15) as u64));
+        }
         let lines = nboard_sync(&mut p, &mut sync);
         if let Some(token) = pristine_ping(&bytes) {
             let pong = format!("pong {token}");
