@@ -155,7 +155,7 @@ impl Engine {
                         return out;
                     }
                 }
-                None => panic!("timed out; lines so far: {out:#?}"),
+                None => panic!("timed out; lines so far: {out:#?}\n{}", self.diagnosis()),
             }
         }
     }
@@ -177,6 +177,25 @@ impl Engine {
                 Err(_) => return false,
             }
         }
+    }
+
+    /// Whether the process still runs (or how it ended), and its stderr so far: for failure
+    /// messages.
+    pub fn diagnosis(&mut self) -> String {
+        while let Ok(line) = self.lines.try_recv() {
+            self.transcript.push(line);
+        }
+        let status = match self.exit_status() {
+            Some(status) => format!("the engine has exited ({status})"),
+            None => "the engine is still running".to_string(),
+        };
+        let stderr: Vec<&str> = self
+            .transcript
+            .iter()
+            .filter(|(stream, _)| *stream == Stream::Stderr)
+            .map(|(_, line)| line.as_str())
+            .collect();
+        format!("{status}; its stderr: {stderr:#?}")
     }
 
     /// The exit status if the process has ended, without waiting.
@@ -226,9 +245,12 @@ pub fn gtp(engine: &mut Engine, command: &str) -> (bool, String) {
     engine.send(command);
     let mut lines = Vec::new();
     loop {
-        let line = engine
-            .next_line(TIMEOUT)
-            .unwrap_or_else(|| panic!("no answer to {command:?}; got {lines:?}"));
+        let line = engine.next_line(TIMEOUT).unwrap_or_else(|| {
+            panic!(
+                "no answer to {command:?}; got {lines:?}\n{}",
+                engine.diagnosis()
+            )
+        });
         if line.is_empty() {
             break;
         }
