@@ -506,41 +506,50 @@ fn absurd_clock_values_do_not_crash_genmove() {
         &["time_settings 0 1e300 0", "time_left b 1e300 1"],
         &["time_settings 1e300 1e300 4294967295"],
     ];
-    for setup in setups {
-        let mut engine = Engine::start(&["--gtp", "--level", "2"]);
-        for command in *setup {
-            // Accepted or refused: either is fine.
-            gtp(&mut engine, command);
-        }
-        engine.send("genmove b");
-        let answer = engine.next_line(TIMEOUT).unwrap_or_else(|| {
-            panic!(
-                "no answer to genmove after {setup:?}\n{}",
-                engine.diagnosis()
-            )
-        });
-        assert!(
-            answer.starts_with("= "),
-            "genmove after {setup:?} answered {answer:?}"
-        );
-        let mv: Move = answer[2..]
-            .parse()
-            .unwrap_or_else(|_| panic!("{answer:?} after {setup:?}"));
-        assert!(Board::start().is_legal(mv), "{answer:?} after {setup:?}");
-        assert_eq!(engine.next_line(TIMEOUT).as_deref(), Some(""));
-        assert_eq!(ok(&mut engine, "name"), "tsuru", "alive after {setup:?}");
-        let stderr: Vec<&String> = engine
-            .transcript
-            .iter()
-            .filter(|(stream, _)| *stream == Stream::Stderr)
-            .map(|(_, line)| line)
-            .collect();
-        assert!(
-            stderr.iter().all(|l| !l.contains("panicked")),
-            "{setup:?}: {stderr:?}"
-        );
-        check_framing(&engine);
-    }
+    // Every setup is tried; the failure lists all that failed (each one's panic is printed).
+    let failed: Vec<&[&str]> = setups
+        .iter()
+        .copied()
+        .filter(|setup| {
+            std::panic::catch_unwind(|| {
+                let mut engine = Engine::start(&["--gtp", "--level", "2"]);
+                for command in *setup {
+                    // Accepted or refused: either is fine.
+                    gtp(&mut engine, command);
+                }
+                engine.send("genmove b");
+                let answer = engine.next_line(TIMEOUT).unwrap_or_else(|| {
+                    panic!(
+                        "no answer to genmove after {setup:?}\n{}",
+                        engine.diagnosis()
+                    )
+                });
+                assert!(
+                    answer.starts_with("= "),
+                    "genmove after {setup:?} answered {answer:?}"
+                );
+                let mv: Move = answer[2..]
+                    .parse()
+                    .unwrap_or_else(|_| panic!("{answer:?} after {setup:?}"));
+                assert!(Board::start().is_legal(mv), "{answer:?} after {setup:?}");
+                assert_eq!(engine.next_line(TIMEOUT).as_deref(), Some(""));
+                assert_eq!(ok(&mut engine, "name"), "tsuru", "alive after {setup:?}");
+                let stderr: Vec<&String> = engine
+                    .transcript
+                    .iter()
+                    .filter(|(stream, _)| *stream == Stream::Stderr)
+                    .map(|(_, line)| line)
+                    .collect();
+                assert!(
+                    stderr.iter().all(|l| !l.contains("panicked")),
+                    "{setup:?}: {stderr:?}"
+                );
+                check_framing(&engine);
+            })
+            .is_err()
+        })
+        .collect();
+    assert!(failed.is_empty(), "genmove failed after {failed:?}");
 }
 
 /// A first line that is neither GTP nor NBoard gets a hint on stderr naming both protocols

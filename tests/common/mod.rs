@@ -155,7 +155,10 @@ impl Engine {
                         return out;
                     }
                 }
-                None => panic!("timed out; lines so far: {out:#?}\n{}", self.diagnosis()),
+                None => panic!(
+                    "no awaited line within {timeout:?}; lines so far: {out:#?}\n{}",
+                    self.diagnosis()
+                ),
             }
         }
     }
