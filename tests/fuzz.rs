@@ -933,13 +933,17 @@ fn gtp_process(seed: u64, index: usize, lines: usize) -> usize {
     while p.sent < lines {
         let bytes = gtp_line(&mut gen, mirror.as_ref());
         let expect = gtp_expectation(&bytes);
+        let quits = matches!(&expect, GtpExpect::Answer { name: Some(name), .. } if name == "quit");
         p.send(&bytes, true);
+        // `showboard` goes out at once (not after a `quit`): a line left unanswered then shows
+        // as `showboard`'s answer arriving first, without waiting for a timeout.
+        let board_id = (!quits).then(|| request_showboard(&mut p, &mut sync));
         let mut success = true;
         let mut answer = String::new();
         match &expect {
             GtpExpect::Nothing => {}
             GtpExpect::TooLong { id } => {
-                let block = read_block(&mut p, "the answer to an over-long line");
+                let block = read_answer(&mut p, "`? line too long`", board_id);
                 let wanted = format!("?{} line too long", id.as_deref().unwrap_or(""));
                 if block != [wanted.clone()] {
                     p.fail(&format!(
@@ -950,7 +954,7 @@ fn gtp_process(seed: u64, index: usize, lines: usize) -> usize {
                 success = false;
             }
             GtpExpect::Answer { id, name } => {
-                let block = read_block(&mut p, "a GTP response");
+                let block = read_answer(&mut p, "a GTP response", board_id);
                 success = match check_head(&block[0], id.as_deref()) {
                     Ok(success) => success,
                     Err(why) => p.fail(&format!("bad response {block:?}: {why}")),
@@ -966,7 +970,7 @@ fn gtp_process(seed: u64, index: usize, lines: usize) -> usize {
             }
         }
         p.audit_or_fail();
-        let now = showboard(&mut p, &mut sync);
+        let now = read_showboard(&mut p, board_id.expect("sent unless quit"));
         if !success && now != board_text {
             p.fail(&format!(
                 "a command answered `?` changed the board:\nbefore:\n{board_text}\nafter:\n{now}"
@@ -1006,12 +1010,36 @@ fn read_block(p: &mut Process, what: &str) -> Vec<String> {
     }
 }
 
-/// `showboard` with a fresh id; returns the diagram. Anything else arriving first is a
-/// response the last line should not have had.
-fn showboard(p: &mut Process, sync: &mut u64) -> String {
+/// Reads the response to a fuzz line; `showboard`'s answer (sent after the line) arriving
+/// instead means the line got none.
+fn read_answer(p: &mut Process, what: &str, board_id: Option<u64>) -> Vec<String> {
+    let block = read_block(p, what);
+    if board_id.is_some_and(|id| block[0] == format!("={id}")) {
+        p.fail(&format!(
+            "no {what} to the last line: the next command's answer came first ({:?})",
+            block[0]
+        ));
+    }
+    block
+}
+
+/// `showboard` with a fresh id; returns the id.
+fn request_showboard(p: &mut Process, sync: &mut u64) -> u64 {
     *sync += 1;
     let id = 900_000_000 + *sync;
     p.send(format!("{id} showboard").as_bytes(), false);
+    id
+}
+
+/// `showboard` with a fresh id; returns the diagram.
+fn showboard(p: &mut Process, sync: &mut u64) -> String {
+    let id = request_showboard(p, sync);
+    read_showboard(p, id)
+}
+
+/// Reads `showboard`'s answer and returns the diagram. Anything else arriving first is a
+/// response the last line should not have had.
+fn read_showboard(p: &mut Process, id: u64) -> String {
     let block = read_block(p, "the answer to `showboard`");
     if block[0] != format!("={id}") {
         p.fail(&format!(
