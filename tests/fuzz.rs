@@ -364,7 +364,8 @@ impl Recent {
     fn push(&mut self, bytes: &[u8]) {
         let mut text = format!("{:?}", String::from_utf8_lossy(bytes));
         if text.len() > 300 {
-            text = format!("{}... ({} bytes)", &text[..200], bytes.len());
+            let head: String = text.chars().take(200).collect();
+            text = format!("{head}... ({} bytes)", bytes.len());
         }
         if self.0.len() == 12 {
             self.0.pop_front();
