@@ -2,9 +2,9 @@
 
 mod common;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use common::{gtp, Engine, Stream};
+use common::{gtp, Engine, Stream, TIMEOUT};
 use tsuru::board::{notation, Board, Color, Move};
 use tsuru::rng::Rng;
 
@@ -376,4 +376,204 @@ fn full_games_against_grhino() {
             board.final_score(tsuru_color)
         );
     }
+}
+
+// ---- robustness (issue 18) -----------------------------------------------------------------
+
+/// How soon the engine must stop: the issue's 1 s, plus a margin for a loaded 2-core CI
+/// machine.
+const PROMPT: Duration = Duration::from_secs(3);
+
+/// A level-30 `genmove` (minutes of search from the start position), surely under way.
+fn deep_genmove() -> Engine {
+    let mut engine = Engine::start(&["--gtp", "--level", "30"]);
+    assert_eq!(ok(&mut engine, "name"), "tsuru");
+    engine.send("1 genmove b");
+    std::thread::sleep(Duration::from_millis(300));
+    let early = engine.drain(Duration::ZERO);
+    assert!(
+        early.is_empty(),
+        "a level-30 genmove answered at once: {early:?}"
+    );
+    engine
+}
+
+/// End of input during a long `genmove` ends the process within a second or so: the search
+/// must not run on for minutes with nobody to answer.
+#[test]
+fn end_of_input_during_a_deep_genmove_exits_promptly() {
+    let mut engine = deep_genmove();
+    engine.close();
+    let code = engine.wait_exit(PROMPT);
+    assert_eq!(
+        code,
+        Some(0),
+        "not exited with status 0 within {PROMPT:?} of the end of input during a level-30 \
+         genmove\n{}",
+        engine.diagnosis()
+    );
+}
+
+/// `quit` during a long `genmove` is answered `=` (after the genmove's own response, if any)
+/// and the process exits within a second or so.
+#[test]
+fn quit_during_a_deep_genmove_is_answered_and_exits_promptly() {
+    let mut engine = deep_genmove();
+    engine.send("2 quit");
+    let sent = Instant::now();
+    let mut lines = Vec::new();
+    loop {
+        let left = PROMPT.saturating_sub(sent.elapsed());
+        let Some(line) = engine.next_line(left) else {
+            panic!(
+                "`quit` sent during a level-30 genmove was not answered within {PROMPT:?}; \
+                 got {lines:?}\n{}",
+                engine.diagnosis()
+            );
+        };
+        let done = line == "=2" || line.starts_with("=2 ");
+        lines.push(line);
+        if done {
+            break;
+        }
+    }
+    // Before `=2`: nothing, or the genmove's one response (`=1 MOVE` or `?1 ...`).
+    let before = &lines[..lines.len() - 1];
+    assert!(
+        before.is_empty()
+            || (before.len() == 2
+                && (before[0].starts_with("=1 ") || before[0].starts_with("?1 "))
+                && before[1].is_empty()),
+        "unexpected lines before quit's answer: {before:?}"
+    );
+    assert_eq!(
+        engine.next_line(PROMPT).as_deref(),
+        Some(""),
+        "quit's answer ends with a blank line"
+    );
+    let left = PROMPT.saturating_sub(sent.elapsed());
+    assert_eq!(
+        engine.wait_exit(left),
+        Some(0),
+        "not exited with status 0 within {PROMPT:?} of `quit`\n{}",
+        engine.diagnosis()
+    );
+}
+
+/// A line over 64 KiB is answered `? line too long` (with its id) instead of being dropped
+/// unanswered, and the engine keeps answering.
+#[test]
+fn an_over_long_line_is_answered_line_too_long() {
+    let mut engine = Engine::start(&["--gtp"]);
+    engine.send(&format!("5 {}", "x".repeat(70_000)));
+    engine.send("6 name");
+    engine.send(&"y".repeat(100_000));
+    engine.send("7 name");
+    let mut lines = engine.read_until(TIMEOUT, |l| l.starts_with("=7"));
+    lines.extend(engine.next_line(TIMEOUT));
+    assert_eq!(
+        lines,
+        [
+            "?5 line too long",
+            "",
+            "=6 tsuru",
+            "",
+            "? line too long",
+            "",
+            "=7 tsuru",
+            ""
+        ]
+    );
+    check_framing(&engine);
+}
+
+/// The clock panics of issue 18: absurd `time_settings` / `time_left` values are accepted or
+/// refused, but the next `genmove` must answer a legal move (no `Duration` overflow).
+#[test]
+fn absurd_clock_values_do_not_crash_genmove() {
+    let setups: &[&[&str]] = &[
+        &["time_settings 1e300 0 0"],
+        &[
+            "time_settings 300 0 0",
+            "time_left b 18446744073709551616 1",
+        ],
+        &["time_settings 300 0 0", "time_left b 1e300 0"],
+        &[
+            "time_settings 300 0 0",
+            "time_left b 18446744073709551616 0",
+        ],
+        &["time_settings 0 1e300 1"],
+        &["time_settings 0 1e300 0", "time_left b 1e300 1"],
+        &["time_settings 1e300 1e300 4294967295"],
+    ];
+    // Every setup is tried; the failure lists all that failed (each one's panic is printed).
+    let failed: Vec<&[&str]> = setups
+        .iter()
+        .copied()
+        .filter(|setup| {
+            std::panic::catch_unwind(|| {
+                let mut engine = Engine::start(&["--gtp", "--level", "2"]);
+                for command in *setup {
+                    // Accepted or refused: either is fine.
+                    gtp(&mut engine, command);
+                }
+                engine.send("genmove b");
+                let answer = engine.next_line(TIMEOUT).unwrap_or_else(|| {
+                    panic!(
+                        "no answer to genmove after {setup:?}\n{}",
+                        engine.diagnosis()
+                    )
+                });
+                assert!(
+                    answer.starts_with("= "),
+                    "genmove after {setup:?} answered {answer:?}"
+                );
+                let mv: Move = answer[2..]
+                    .parse()
+                    .unwrap_or_else(|_| panic!("{answer:?} after {setup:?}"));
+                assert!(Board::start().is_legal(mv), "{answer:?} after {setup:?}");
+                assert_eq!(engine.next_line(TIMEOUT).as_deref(), Some(""));
+                assert_eq!(ok(&mut engine, "name"), "tsuru", "alive after {setup:?}");
+                let stderr: Vec<&String> = engine
+                    .transcript
+                    .iter()
+                    .filter(|(stream, _)| *stream == Stream::Stderr)
+                    .map(|(_, line)| line)
+                    .collect();
+                assert!(
+                    stderr.iter().all(|l| !l.contains("panicked")),
+                    "{setup:?}: {stderr:?}"
+                );
+                check_framing(&engine);
+            })
+            .is_err()
+        })
+        .collect();
+    assert!(failed.is_empty(), "genmove failed after {failed:?}");
+}
+
+/// A first line that is neither GTP nor NBoard gets a hint on stderr naming both protocols
+/// (even with logging off), and detection goes on.
+#[test]
+fn an_unknown_first_line_gets_a_hint_on_stderr() {
+    let mut engine = Engine::start_with_env(&[], &[("RUST_LOG", None)]);
+    engine.send("hello");
+    let seen = std::cell::RefCell::new(String::new());
+    let found = engine.wait_for_any(Duration::from_secs(5), |stream, line| {
+        if stream == Stream::Stderr {
+            let mut seen = seen.borrow_mut();
+            seen.push_str(&line.to_ascii_lowercase());
+            seen.push('\n');
+            seen.contains("nboard") && seen.contains("gtp")
+        } else {
+            false
+        }
+    });
+    assert!(
+        found,
+        "no hint naming NBoard and GTP on stderr after `hello`; stderr: {:?}",
+        seen.borrow()
+    );
+    assert!(seen.borrow().is_ascii());
+    assert_eq!(ok(&mut engine, "protocol_version"), "2");
 }

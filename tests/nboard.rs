@@ -513,3 +513,264 @@ fn end_of_input_ends_the_engine() {
     assert_eq!(engine.wait_exit(Duration::from_secs(10)), Some(0));
     let _ = notation::board_to_string(&Board::start());
 }
+
+// ---- robustness (issue 18) -----------------------------------------------------------------
+
+/// How soon the engine must stop: the issue's 1 s, plus a margin for a loaded 2-core CI
+/// machine.
+const PROMPT: Duration = Duration::from_secs(3);
+
+/// A seeded random game of up to `plies` moves (passes included) as GGF move tags, and the
+/// position it reaches.
+fn random_game(seed: u64, plies: usize) -> (String, Board) {
+    let mut rng = Rng::new(seed);
+    let mut board = Board::start();
+    let mut tags = String::new();
+    while board.ply() < plies && !board.is_game_over() {
+        let legal = board.legal_moves();
+        let mv = if legal == 0 {
+            Move::Pass
+        } else {
+            Move::Play(rng.pick(legal))
+        };
+        let tag = if board.side_to_move() == Color::Black {
+            'B'
+        } else {
+            'W'
+        };
+        tags.push_str(&format!("{tag}[{mv}]"));
+        board.play(mv).unwrap();
+    }
+    (tags, board)
+}
+
+/// A long search (`set depth 30`, no clock), surely under way: its first depth is reported.
+fn long_search(command: &str) -> Engine {
+    let mut engine = Engine::start(&[]);
+    engine.send("nboard 2");
+    engine.send(&format!(
+        "set game {}",
+        game("B[F5]W[D6]").replace("TI[5:00]", "TI[0]")
+    ));
+    engine.send("set depth 30");
+    ping(&mut engine, 1);
+    engine.send(command);
+    engine.read_until(TIMEOUT, |l| l.starts_with("search "));
+    std::thread::sleep(Duration::from_millis(100));
+    engine
+}
+
+/// End of input during a long `go` or `hint` ends the process within a second or so.
+#[test]
+fn end_of_input_during_a_long_search_exits_promptly() {
+    for command in ["go", "hint 3"] {
+        let mut engine = long_search(command);
+        engine.close();
+        let code = engine.wait_exit(PROMPT);
+        assert_eq!(
+            code,
+            Some(0),
+            "not exited with status 0 within {PROMPT:?} of the end of input during `{command}`\n{}",
+            engine.diagnosis()
+        );
+        check_transcript(&engine);
+    }
+}
+
+/// `quit` during a long `go` or `hint` ends the process within a second or so.
+#[test]
+fn quit_during_a_long_search_exits_promptly() {
+    for command in ["go", "hint 3"] {
+        let mut engine = long_search(command);
+        engine.send("quit");
+        let code = engine.wait_exit(PROMPT);
+        assert_eq!(
+            code,
+            Some(0),
+            "not exited with status 0 within {PROMPT:?} of `quit` during `{command}`\n{}",
+            engine.diagnosis()
+        );
+        check_transcript(&engine);
+    }
+}
+
+/// The clock panics of issue 18: absurd `TI`/`TB`/`TW` values and move times in `set game`.
+/// The engine may accept or ignore the game, but it must survive `go`, answer `===` with a
+/// legal move, and go on answering `ping`.
+#[test]
+fn absurd_clocks_in_set_game_do_not_crash_go() {
+    // 213503982334601 days fit a Duration, but not three times a share of them: that needs a
+    // position a few moves from the end.
+    let (late, late_board) = random_game(18, 56);
+    assert!(!late_board.is_game_over() && late_board.empties() <= 5);
+    let early = board_after("B[F5]W[D6]");
+    let cases: Vec<(String, Board)> = vec![
+        (
+            game("B[F5]W[D6]").replace("TI[5:00]", "TI[1e300]"),
+            early.clone(),
+        ),
+        (
+            game("B[F5]W[D6]").replace("TI[5:00]", "TI[5:00/1e300]"),
+            early.clone(),
+        ),
+        (
+            game("B[F5]W[D6]").replace("TI[5:00]", "TI[5:00]TB[1e300]"),
+            early.clone(),
+        ),
+        (
+            game("B[F5]").replace("TI[5:00]", "TI[5:00]TW[1e300]"),
+            board_after("B[F5]"),
+        ),
+        (game("B[F5//-1e300]W[D6]"), early.clone()),
+        (game("B[F5//-inf]W[D6]"), early.clone()),
+        (
+            game("B[F5]W[D6]").replace("TI[5:00]", "TI[inf]"),
+            early.clone(),
+        ),
+        (
+            game(&late).replace("TI[5:00]", "TI[213503982334601.00:00:00]"),
+            late_board.clone(),
+        ),
+        (
+            game(&late).replace("TI[5:00]", "TI[5:00//1e300]"),
+            late_board.clone(),
+        ),
+    ];
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|(ggf, board)| go_survives(ggf, board).err())
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// `set game GGF` then `go`: `Err` says what went wrong (no `===`, an illegal move, no `pong`,
+/// a panic, output NBoard would reject).
+fn go_survives(ggf: &str, board: &Board) -> Result<(), String> {
+    let mut engine = Engine::start(&[]);
+    engine.send("nboard 2");
+    engine.send("set depth 4");
+    engine.send(&format!("set game {ggf}"));
+    engine.send("ping 1");
+    engine.send("go");
+    let answer = loop {
+        match engine.next_line(TIMEOUT) {
+            Some(line) if line.starts_with("=== ") => break line,
+            Some(_) => {}
+            None => return Err(format!("{ggf}: no `===`\n{}", engine.diagnosis())),
+        }
+    };
+    engine.send("ping 2");
+    loop {
+        match engine.next_line(TIMEOUT) {
+            Some(line) if line == "pong 2" => break,
+            Some(_) => {}
+            None => return Err(format!("{ggf}: no `pong 2`\n{}", engine.diagnosis())),
+        }
+    }
+    let mv = first_move(&answer[4..]);
+    // Legal in the game sent, or in the start position if the game was ignored.
+    if !(board.is_legal(mv) || Board::start().is_legal(mv)) {
+        return Err(format!("{ggf}: illegal answer {answer}"));
+    }
+    if engine
+        .transcript
+        .iter()
+        .any(|(stream, line)| *stream == Stream::Stderr && line.contains("panicked"))
+    {
+        return Err(format!("{ggf}: {}", engine.diagnosis()));
+    }
+    for (stream, line) in &engine.transcript {
+        check_line(*stream, line).map_err(|why| format!("{ggf}: {line:?}: {why}"))?;
+    }
+    Ok(())
+}
+
+/// `analyze` stopped by the next command still clears NBoard's status bar: a bare `status`
+/// comes after `status Analyzing game` and before the `pong`.
+#[test]
+fn an_interrupted_analysis_clears_the_status_before_the_pong() {
+    let (moves, board) = random_game(7, 40);
+    assert!(!board.is_game_over());
+    let mut engine = Engine::start(&[]);
+    engine.send("nboard 2");
+    engine.send("set depth 20");
+    engine.send(&format!("set game {}", game(&moves)));
+    ping(&mut engine, 1);
+    engine.send("analyze");
+    let lines = ping(&mut engine, 2);
+    let started = lines
+        .iter()
+        .position(|l| l == "status Analyzing game")
+        .unwrap_or_else(|| panic!("no `status Analyzing game`: {lines:?}"));
+    assert!(
+        lines[started..].iter().any(|l| l == "status"),
+        "no bare `status` between `status Analyzing game` and `pong 2`: {lines:?}"
+    );
+    check_transcript(&engine);
+}
+
+/// `ping TOKEN` answers `pong TOKEN` with the token exactly as received: leading zeros,
+/// numbers past i64, words.
+#[test]
+fn ping_echoes_its_token_exactly() {
+    let mut engine = Engine::start(&[]);
+    engine.send("nboard 2");
+    assert_eq!(
+        engine.next_line(TIMEOUT).as_deref(),
+        Some("set myname tsuru")
+    );
+    for (i, token) in ["007", "9223372036854775808", "abc"].iter().enumerate() {
+        engine.send(&format!("ping {token}"));
+        let lines = ping(&mut engine, 100 + i as u32);
+        assert_eq!(
+            lines,
+            [format!("pong {token}"), format!("pong {}", 100 + i)],
+            "ping {token}"
+        );
+    }
+}
+
+/// Non-ASCII input logged with `RUST_LOG=warn` stays ASCII on stderr (NBoard merges stderr
+/// and dies on characters above U+00FF): the character is escaped, never written raw.
+#[test]
+fn non_ascii_input_is_escaped_in_the_log() {
+    let mut engine = Engine::start_with_env(&[], &[("RUST_LOG", Some("warn"))]);
+    engine.send("nboard 2");
+    engine.send("move \u{e9}5");
+    ping(&mut engine, 1);
+    engine.close();
+    assert_eq!(engine.wait_exit(Duration::from_secs(10)), Some(0));
+    let stderr: Vec<&String> = engine
+        .transcript
+        .iter()
+        .filter(|(stream, _)| *stream == Stream::Stderr)
+        .map(|(_, line)| line)
+        .collect();
+    assert!(
+        stderr.iter().all(|l| l.is_ascii()),
+        "non-ASCII on stderr: {stderr:?}"
+    );
+    assert!(
+        stderr.iter().any(|l| l.contains("\\u{e9}")),
+        "the ignored line is not logged with the character escaped as \\u{{e9}}: {stderr:?}"
+    );
+}
+
+/// With a 4 GiB table (`--hash 4096`) the first `pong` comes within 2 s: the table is not
+/// filled before the engine answers (today about 10 s). The memory is only reserved, so
+/// this needs address space, not 4 GiB of RAM.
+#[test]
+fn the_first_pong_is_prompt_with_a_big_table() {
+    let started = Instant::now();
+    let mut engine = Engine::start(&["--hash", "4096"]);
+    engine.send("nboard 2");
+    engine.send("ping 1");
+    engine.read_until(Duration::from_secs(60), |l| l == "pong 1");
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed <= Duration::from_secs(2),
+        "`pong 1` came {elapsed:?} after the start with --hash 4096 (at most 2 s)"
+    );
+    engine.close();
+    assert_eq!(engine.wait_exit(Duration::from_secs(30)), Some(0));
+}

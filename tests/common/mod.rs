@@ -35,9 +35,26 @@ impl Engine {
         Engine::start_program(env!("CARGO_BIN_EXE_tsuru"), args)
     }
 
+    /// Starts the engine with `args` and environment changes: `(NAME, Some(value))` sets a
+    /// variable, `(NAME, None)` removes it (e.g. `RUST_LOG`).
+    pub fn start_with_env(args: &[&str], env: &[(&str, Option<&str>)]) -> Engine {
+        Engine::spawn(env!("CARGO_BIN_EXE_tsuru"), args, env)
+    }
+
     /// Starts any program speaking over stdin/stdout (e.g. a peer engine).
     pub fn start_program(program: &str, args: &[&str]) -> Engine {
-        let mut child = Command::new(program)
+        Engine::spawn(program, args, &[])
+    }
+
+    fn spawn(program: &str, args: &[&str], env: &[(&str, Option<&str>)]) -> Engine {
+        let mut command = Command::new(program);
+        for (name, value) in env {
+            match value {
+                Some(value) => command.env(name, value),
+                None => command.env_remove(name),
+            };
+        }
+        let mut child = command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -89,9 +106,14 @@ impl Engine {
 
     /// Sends raw bytes.
     pub fn send_bytes(&mut self, bytes: &[u8]) {
+        self.try_send_bytes(bytes).expect("writing to tsuru");
+    }
+
+    /// Sends raw bytes; an error (e.g. a broken pipe: the process is gone) is returned.
+    pub fn try_send_bytes(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         let stdin = self.stdin.as_mut().expect("stdin is open");
-        stdin.write_all(bytes).expect("writing to tsuru");
-        stdin.flush().expect("flushing to tsuru");
+        stdin.write_all(bytes)?;
+        stdin.flush()
     }
 
     /// Closes stdin (end of input).
@@ -133,9 +155,55 @@ impl Engine {
                         return out;
                     }
                 }
-                None => panic!("timed out; lines so far: {out:#?}"),
+                None => panic!(
+                    "no awaited line within {timeout:?}; lines so far: {out:#?}\n{}",
+                    self.diagnosis()
+                ),
             }
         }
+    }
+
+    /// Reads lines of both streams (all recorded in the transcript) until `pred` accepts one
+    /// or `timeout` passes; returns whether one was accepted.
+    pub fn wait_for_any(&mut self, timeout: Duration, pred: impl Fn(Stream, &str) -> bool) -> bool {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok((stream, line)) => {
+                    let done = pred(stream, &line);
+                    self.transcript.push((stream, line));
+                    if done {
+                        return true;
+                    }
+                }
+                Err(_) => return false,
+            }
+        }
+    }
+
+    /// Whether the process still runs (or how it ended), and its stderr so far: for failure
+    /// messages.
+    pub fn diagnosis(&mut self) -> String {
+        while let Ok(line) = self.lines.try_recv() {
+            self.transcript.push(line);
+        }
+        let status = match self.exit_status() {
+            Some(status) => format!("the engine has exited ({status})"),
+            None => "the engine is still running".to_string(),
+        };
+        let stderr: Vec<&str> = self
+            .transcript
+            .iter()
+            .filter(|(stream, _)| *stream == Stream::Stderr)
+            .map(|(_, line)| line.as_str())
+            .collect();
+        format!("{status}; its stderr: {stderr:#?}")
+    }
+
+    /// The exit status if the process has ended, without waiting.
+    pub fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
     }
 
     /// Every stdout line that arrives within `duration`.
@@ -180,9 +248,12 @@ pub fn gtp(engine: &mut Engine, command: &str) -> (bool, String) {
     engine.send(command);
     let mut lines = Vec::new();
     loop {
-        let line = engine
-            .next_line(TIMEOUT)
-            .unwrap_or_else(|| panic!("no answer to {command:?}; got {lines:?}"));
+        let line = engine.next_line(TIMEOUT).unwrap_or_else(|| {
+            panic!(
+                "no answer to {command:?}; got {lines:?}\n{}",
+                engine.diagnosis()
+            )
+        });
         if line.is_empty() {
             break;
         }
