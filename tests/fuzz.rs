@@ -1430,6 +1430,10 @@ fn nboard_over_long(gen: &mut Gen) -> Vec<u8> {
 
 /// A pristine `ping TOKEN` line's token (it must be echoed exactly), if the line is one.
 fn pristine_ping(bytes: &[u8]) -> Option<String> {
+    // A line over the input limit is not read at all, so it gets no `pong`.
+    if bytes.len() > MAX_LINE_BYTES {
+        return None;
+    }
     let text = std::str::from_utf8(bytes).ok()?;
     let text = text.strip_suffix('\r').unwrap_or(text);
     let token = text.strip_prefix("ping ")?;

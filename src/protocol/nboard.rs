@@ -69,7 +69,11 @@ fn handle(session: &mut Session, line: &str, out: &Output) -> Result<Flow> {
         "nboard" => out.line(&format!("set myname {ENGINE_NAME}")),
         // NBoard matches the number it sent: echo it exactly as received, whatever it is.
         "ping" if rest.is_empty() => bail!("ping needs a number"),
-        "ping" => out.line(&format!("pong {}", super::output::escape(rest))),
+        "ping" => {
+            // Only the first word is the token; anything after it is not NBoard's.
+            let token = rest.split_whitespace().next().unwrap_or(rest);
+            out.line(&format!("pong {}", super::output::escape(token)));
+        }
         "set" => set(session, rest)?,
         "move" => session.play(parse_move_token(rest)?)?,
         "hint" => {
