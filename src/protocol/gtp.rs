@@ -23,7 +23,7 @@ use crate::board::{notation, Board, Color, Move};
 use crate::config::Config;
 use crate::formats::ggf::GgfMove;
 use crate::search::time::{saturating_seconds, Clock};
-use crate::search::SearchResult;
+use crate::search::{SearchLimits, SearchResult};
 use crate::session::Session;
 
 /// One GTP command: its name, its arguments (for the help text), a description and the
@@ -235,17 +235,17 @@ struct TimeControl {
 }
 
 impl TimeControl {
-    /// The clock of `color` in the one clock type the time manager reads.
-    fn clock(&self, color: Color) -> Clock {
-        let Some((main, byo_time, byo_stones)) = self.settings else {
-            return Clock::Unlimited;
-        };
+    /// The clock of `color` in the one clock type the time manager reads, or `None` when
+    /// the controller set no time limit (no `time_settings`, or GTP's "byo-yomi time with no
+    /// stones": no limit), so that the session's own (`--move-time`) applies.
+    fn clock(&self, color: Color) -> Option<Clock> {
+        let (main, byo_time, byo_stones) = self.settings?;
         if !byo_time.is_zero() && byo_stones == 0 {
-            return Clock::Unlimited; // GTP: byo-yomi time with no stones means no time limit.
+            return None;
         }
         let (left, stones) =
             self.left[color.index()].unwrap_or((main.saturating_sub(self.spent[color.index()]), 0));
-        if stones > 0 {
+        Some(if stones > 0 {
             // Inside a byo-yomi period: its time left is for the stones still to play.
             Clock::MovesToGo {
                 left,
@@ -262,7 +262,7 @@ impl TimeControl {
                 period: byo_time,
                 stones: byo_stones,
             }
-        }
+        })
     }
 }
 
@@ -455,6 +455,12 @@ impl Gtp {
         Some(Outcome::Reply(format_reply(&id, reply)))
     }
 
+    /// The limits of a `genmove` for `color`: the level, and the controller's clock if it
+    /// set one, else the session's (`--move-time`).
+    fn move_limits(&self, color: Color) -> SearchLimits {
+        self.session.move_limits(self.time.clock(color))
+    }
+
     /// Starts a `genmove`: answers at once when no search is needed (game over, forced
     /// pass), else starts the search in the background.
     fn start_genmove(
@@ -472,7 +478,7 @@ impl Gtp {
             let reply = finish_move(&mut self.session, Move::Pass, commit, inserted);
             return Ok(Outcome::Reply(format_reply(&id, reply)));
         }
-        let limits = self.session.move_limits(Some(self.time.clock(color)));
+        let limits = self.move_limits(color);
         let (sender, result) = mpsc::channel();
         let started = Instant::now();
         self.session.start_search(
@@ -721,6 +727,7 @@ fn rules_final_result(gtp: &mut Gtp, _: &[&str]) -> Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::TimeBudget;
 
     fn gtp() -> Gtp {
         Gtp {
@@ -766,38 +773,65 @@ mod tests {
     fn time_control_fills_the_clock_verbatim() {
         let secs = Duration::from_secs;
         let mut time = TimeControl::default();
-        assert_eq!(time.clock(Color::Black), Clock::Unlimited);
+        assert_eq!(time.clock(Color::Black), None);
         time.settings = Some((Duration::ZERO, secs(1), 0));
-        assert_eq!(
-            time.clock(Color::Black),
-            Clock::Unlimited,
-            "0 1 0 means no limit"
-        );
+        assert_eq!(time.clock(Color::Black), None, "0 1 0 means no limit");
         time.settings = Some((secs(300), Duration::ZERO, 0));
         time.spent[0] = secs(20);
         assert_eq!(
             time.clock(Color::Black),
-            Clock::SuddenDeath {
+            Some(Clock::SuddenDeath {
                 left: secs(280),
                 increment: Duration::ZERO
-            }
+            })
         );
         time.left[0] = Some((secs(10), 5));
         assert_eq!(
             time.clock(Color::Black),
-            Clock::MovesToGo {
+            Some(Clock::MovesToGo {
                 left: secs(10),
                 moves: 5
-            }
+            })
         );
         time.settings = Some((secs(60), secs(30), 10));
         assert_eq!(
             time.clock(Color::White),
-            Clock::ByoYomi {
+            Some(Clock::ByoYomi {
                 main_left: secs(60),
                 period: secs(30),
                 stones: 10
-            }
+            })
+        );
+    }
+
+    #[test]
+    fn move_time_bounds_genmove_unless_the_controller_sets_a_clock() {
+        let mut g = Gtp {
+            session: Session::new(&Config {
+                depth: 60,
+                move_time: Some(0.25),
+                hash_mb: 2,
+                ..Config::default()
+            }),
+            time: TimeControl::default(),
+            quit: false,
+        };
+        let per_move = Some(TimeBudget::per_move(Duration::from_millis(250)));
+        assert_eq!(g.move_limits(Color::Black).time, per_move);
+        assert_eq!(g.execute("time_settings 0 1 0").unwrap(), "=\n");
+        assert_eq!(
+            g.move_limits(Color::Black).time,
+            per_move,
+            "no limit from GTP"
+        );
+        assert_eq!(g.execute("time_settings 600 0 0").unwrap(), "=\n");
+        let clock = Clock::SuddenDeath {
+            left: Duration::from_secs(600),
+            increment: Duration::ZERO,
+        };
+        assert_eq!(
+            g.move_limits(Color::Black).time,
+            TimeBudget::for_clock(&clock, 60)
         );
     }
 
