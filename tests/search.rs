@@ -340,13 +340,17 @@ fn probcut_prunes_and_stays_close_to_the_full_search() {
         nodes_selective * 2 < nodes_full,
         "{nodes_selective} vs {nodes_full}"
     );
+    // The selective search also cuts on deeper table entries, whose values the full-width
+    // search to depth 8 cannot see: it then picks another move more often (measured: 14 of
+    // 24 the same, 18 of 24 before it cut on deeper entries, a change that gained 47 Elo at
+    // equal time), so this bound only catches a selective search that has come apart.
     assert!(
-        same_move >= 16,
+        same_move >= 12,
         "same best move in only {same_move} of 24 positions"
     );
     // The shipped statistics put a depth-8 prediction's deviation at 2.5-5 discs in these
     // stages; cuts happen only beyond 1.5 deviations, so the mean error must stay well
-    // below one deviation. (Measured: 2.2 discs, 17 of 24 moves the same, 3.3x fewer nodes.)
+    // below one deviation. (Measured: 1.34 discs, 5.3x fewer nodes.)
     assert!(error < 3.0, "mean score difference {error:.2} discs");
 }
 
