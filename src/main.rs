@@ -55,6 +55,13 @@ const SUBCOMMANDS: &[Subcommand] = &[
         run: tsuru::tools::match_cli::run,
     },
     Subcommand {
+        name: "decided",
+        usage: tsuru::tools::decided::USAGE,
+        help: "solve each game of a GGF file at N empties: discs lost before and after them",
+        own_help: false,
+        run: tsuru::tools::decided::run,
+    },
+    Subcommand {
         name: "train",
         usage: tsuru::tools::train::USAGE,
         help: "fit the pattern evaluation to game collections; write weights and report errors",

@@ -1,7 +1,7 @@
 //! Command-line tools beside the engine: `solve` (endgame test suites), `bench`, `match`
 //! (engine-versus-engine games), `train` (fitting the pattern evaluation), `datagen`
-//! (self-play games for training) and `probcut` (measuring the selective search's
-//! statistics).
+//! (self-play games for training), `probcut` (measuring the selective search's
+//! statistics) and `decided` (where a match's games were decided).
 //!
 //! The tools print through [`crate::out!`] and [`crate::outln!`], so that a closed stdout
 //! ends them quietly (see [`crate::cli::output`]); `--help` is answered by the binary before
@@ -9,6 +9,7 @@
 
 pub mod bench;
 pub mod datagen;
+pub mod decided;
 pub mod match_cli;
 pub mod probcut;
 pub mod solve;

@@ -1,0 +1,181 @@
+//! `tsuru decided FILE.ggf [--empties N] [--hash MB]`: where the games of a match were decided.
+//!
+//! Every game of a GGF file (such as a `tsuru match` record, `games.ggf`) is replayed to its
+//! first position with N empties (24 unless `--empties` says otherwise), which is solved
+//! exactly. One line per game gives the exact value there and the final result, both for
+//! Black; then, per player, the discs it had lost or gained by N empties (the exact values,
+//! summed from its side) and after them (final result minus exact value). A game that never
+//! reaches N empties, or that did not end on the board (a forfeit), is listed and left out of
+//! the sums.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use crate::board::{Board, Color};
+use crate::formats::ggf::GgfGame;
+use crate::search::endgame::{EndgameSolver, SolveMode};
+
+/// The usage line shown by `--help`.
+pub const USAGE: &str = "decided FILE.ggf [--empties N] [--hash MB]";
+
+/// Empties at which the games are solved unless `--empties` says otherwise.
+pub const DEFAULT_EMPTIES: u32 = 24;
+
+/// One player's sums, from its own side, in discs.
+#[derive(Default)]
+struct Tally {
+    games: u32,
+    /// Exact values at N empties.
+    before: i64,
+    /// Final results minus those values.
+    after: i64,
+    /// Games whose result (win, draw, loss) changed after N empties.
+    changed: u32,
+}
+
+/// Runs the tool.
+pub fn run(args: &[String]) -> Result<()> {
+    let (mut file, mut empties, mut hash_mb) = (None, DEFAULT_EMPTIES, 1024usize);
+    let mut i = 0;
+    while i < args.len() {
+        let value = |i: usize| -> Result<&String> {
+            args.get(i + 1)
+                .with_context(|| format!("{} needs a value (usage: tsuru {USAGE})", args[i]))
+        };
+        match args[i].as_str() {
+            "--empties" => {
+                empties = super::whole_number("--empties", value(i)?)? as u32;
+                i += 1;
+            }
+            "--hash" => {
+                hash_mb = super::whole_number("--hash", value(i)?)? as usize;
+                i += 1;
+            }
+            name if !name.starts_with("--") && file.is_none() => file = Some(name.to_string()),
+            other => bail!(super::unexpected_argument(other, USAGE)),
+        }
+        i += 1;
+    }
+    let Some(file) = file else {
+        bail!("usage: tsuru {USAGE}");
+    };
+    if !(1..=60).contains(&empties) {
+        bail!("--empties must be 1..60");
+    }
+    let text = std::fs::read_to_string(&file).with_context(|| format!("reading {file}"))?;
+    let mut solver = EndgameSolver::new(hash_mb);
+    let stop = AtomicBool::new(false);
+    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    let started = Instant::now();
+    crate::outln!(
+        "{:>5} {:<12} {:<12} {:>8} {:>6}",
+        "game",
+        "black",
+        "white",
+        format!("at {empties}"),
+        "final"
+    )?;
+    for (index, record) in records(&text).enumerate() {
+        let number = index + 1;
+        let game = GgfGame::parse(record).with_context(|| format!("game {number}"))?;
+        let name = |tag: &str| {
+            game.tags
+                .iter()
+                .find(|(name, _)| name == tag)
+                .map_or("?".to_string(), |(_, value)| value.clone())
+        };
+        let (black, white) = (name("PB"), name("PW"));
+        let Some(mut position) = position_at(&game, empties) else {
+            crate::outln!("{number:>5} {black:<12} {white:<12} never reaches {empties} empties")?;
+            continue;
+        };
+        if !game.board().is_game_over() {
+            crate::outln!("{number:>5} {black:<12} {white:<12} did not end on the board")?;
+            continue;
+        }
+        eprint!("solving game {number}...\r");
+        let solution = solver
+            .solve(&mut position, SolveMode::Exact, &stop)
+            .context("the solver was stopped")?;
+        let exact = match position.side_to_move() {
+            Color::Black => solution.score,
+            Color::White => -solution.score,
+        };
+        let last = game.board().final_score(Color::Black);
+        crate::outln!("{number:>5} {black:<12} {white:<12} {exact:>+8} {last:>+6}")?;
+        for (player, sign) in [(black, 1), (white, -1)] {
+            let tally = tallies.entry(player).or_default();
+            tally.games += 1;
+            tally.before += i64::from(sign * exact);
+            tally.after += i64::from(sign * (last - exact));
+            tally.changed += u32::from(exact.signum() != last.signum());
+        }
+    }
+    eprintln!();
+    crate::outln!(
+        "\n{:<12} {:>6} {:>12} {:>12} {:>16}",
+        "player",
+        "games",
+        format!("by {empties}"),
+        format!("after {empties}"),
+        "results changed"
+    )?;
+    for (player, tally) in &tallies {
+        crate::outln!(
+            "{player:<12} {:>6} {:>+12} {:>+12} {:>16}",
+            tally.games,
+            tally.before,
+            tally.after,
+            tally.changed
+        )?;
+    }
+    crate::outln!("time {:.1} s", started.elapsed().as_secs_f64())?;
+    Ok(())
+}
+
+/// The `(;...;)` records of a GGF file, in order.
+fn records(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        let start = rest.find("(;")?;
+        let end = rest[start..].find(";)")? + start + 2;
+        let record = &rest[start..end];
+        rest = &rest[end..];
+        Some(record)
+    })
+}
+
+/// The game's first position with `empties` empty squares (no history), if it reaches one.
+fn position_at(game: &GgfGame, empties: u32) -> Option<Board> {
+    let mut board = game.start().without_history();
+    for mv in game.moves() {
+        if board.empties() == empties {
+            break;
+        }
+        board.play(mv.mv).ok()?;
+        board = board.without_history();
+    }
+    (board.empties() == empties).then_some(board)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_are_split_and_replayed_to_the_asked_empties() {
+        let text = "(;GM[Othello]PB[a]PW[b]TY[8]BO[8 ---------------------------O*------*O--------------------------- *]B[F5]W[D6]B[C3];)\n\
+                    (;GM[Othello]TY[8]BO[8 ---------------------------O*------*O--------------------------- *]B[F5];)\n";
+        let games: Vec<GgfGame> = records(text).map(|r| GgfGame::parse(r).unwrap()).collect();
+        assert_eq!(games.len(), 2);
+        let board = position_at(&games[0], 58).unwrap();
+        assert_eq!(board.empties(), 58);
+        assert_eq!(board.side_to_move(), Color::Black, "after F5 D6");
+        assert!(position_at(&games[0], 57).is_some());
+        assert!(position_at(&games[0], 56).is_none(), "the record stops at 57");
+        assert!(position_at(&games[1], 60).is_some());
+    }
+}
