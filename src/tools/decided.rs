@@ -175,7 +175,10 @@ mod tests {
         assert_eq!(board.empties(), 58);
         assert_eq!(board.side_to_move(), Color::Black, "after F5 D6");
         assert!(position_at(&games[0], 57).is_some());
-        assert!(position_at(&games[0], 56).is_none(), "the record stops at 57");
+        assert!(
+            position_at(&games[0], 56).is_none(),
+            "the record stops at 57"
+        );
         assert!(position_at(&games[1], 60).is_some());
     }
 }
