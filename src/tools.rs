@@ -42,6 +42,18 @@ pub(crate) fn whole_number(flag: &str, text: &str) -> anyhow::Result<u64> {
         .with_context(|| format!("{flag} needs a whole number, not {text:?}"))
 }
 
+/// The whole number after the flag `args[i]` (for tools that also take a positional
+/// argument, so cannot use [`flag_pairs`]); an error names the flag, and the usage when the
+/// value is missing.
+pub(crate) fn number_after(args: &[String], i: usize, usage: &str) -> anyhow::Result<u64> {
+    use anyhow::Context;
+    let flag = &args[i];
+    let text = args
+        .get(i + 1)
+        .with_context(|| format!("{flag} needs a value (usage: tsuru {usage})"))?;
+    whole_number(flag, text)
+}
+
 /// The error message for an argument a tool does not know: names it, suggests the nearest
 /// flag of `usage` (or `--help`) when one is close, and shows the usage.
 pub fn unexpected_argument(arg: &str, usage: &str) -> String {

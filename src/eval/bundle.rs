@@ -220,23 +220,30 @@ impl EvalBundle {
             return;
         }
         warned.push(self.source.clone());
-        let hint = match self.id {
-            EvalId::Weights(_) => format!(" (no {}{PROBCUT_SUFFIX})", self.source),
-            EvalId::V1 => String::new(),
-        };
-        if self.probcut.is_none() {
+        let parts = [
+            (
+                self.probcut.is_none(),
+                "midgame",
+                PROBCUT_SUFFIX,
+                "searching without Multi-ProbCut",
+            ),
+            (
+                self.endgame.is_none(),
+                "endgame",
+                ENDGAME_SUFFIX,
+                "solving without selective passes",
+            ),
+        ];
+        for (missing, kind, suffix, consequence) in parts {
+            if !missing {
+                continue;
+            }
+            let hint = match self.id {
+                EvalId::Weights(_) => format!(" (no {}{suffix})", self.source),
+                EvalId::V1 => String::new(),
+            };
             log::warn!(
-                "{}: no midgame ProbCut statistics{hint}; searching without Multi-ProbCut",
-                self.source
-            );
-        }
-        let hint = match self.id {
-            EvalId::Weights(_) => format!(" (no {}{ENDGAME_SUFFIX})", self.source),
-            EvalId::V1 => String::new(),
-        };
-        if self.endgame.is_none() {
-            log::warn!(
-                "{}: no endgame ProbCut statistics{hint}; solving without selective passes",
+                "{}: no {kind} ProbCut statistics{hint}; {consequence}",
                 self.source
             );
         }

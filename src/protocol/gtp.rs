@@ -328,28 +328,44 @@ pub fn run(config: &Config, queue: &mut InputQueue, out: &Output) -> Result<()> 
     Ok(())
 }
 
+/// One GTP input line split into its parts, after preprocessing.
+struct CommandLine {
+    /// The numeric id the line starts with, or an empty string.
+    id: String,
+    /// The command name in lower case (`None` for a line with only an id).
+    name: Option<String>,
+    /// The arguments.
+    args: Vec<String>,
+}
+
+impl CommandLine {
+    /// Splits `line`; `None` for an empty or comment-only line.
+    fn parse(line: &str) -> Option<CommandLine> {
+        let clean = preprocess(line);
+        let mut words = clean.split_whitespace().peekable();
+        let first = *words.peek()?;
+        let id = if first.bytes().all(|b| b.is_ascii_digit()) {
+            words.next();
+            first.to_string()
+        } else {
+            String::new()
+        };
+        Some(CommandLine {
+            id,
+            name: words.next().map(str::to_ascii_lowercase),
+            args: words.map(str::to_string).collect(),
+        })
+    }
+}
+
 /// The numeric id a GTP line starts with, or an empty string.
 fn leading_id(line: &str) -> String {
-    let clean = preprocess(line);
-    let first = clean.split_whitespace().next().unwrap_or("");
-    if !first.is_empty() && first.bytes().all(|b| b.is_ascii_digit()) {
-        first.to_string()
-    } else {
-        String::new()
-    }
+    CommandLine::parse(line).map_or_else(String::new, |command| command.id)
 }
 
 /// Whether a GTP line is the `quit` command (with or without an id).
 fn is_quit(line: &str) -> bool {
-    let clean = preprocess(line);
-    let mut words = clean.split_whitespace();
-    let first = words.next().unwrap_or("");
-    let name = if first.bytes().all(|b| b.is_ascii_digit()) {
-        words.next().unwrap_or("")
-    } else {
-        first
-    };
-    name.eq_ignore_ascii_case("quit")
+    CommandLine::parse(line).is_some_and(|command| command.name.as_deref() == Some("quit"))
 }
 
 impl Gtp {
@@ -428,20 +444,11 @@ impl Gtp {
 
     /// Carries out one input line; a `genmove` only starts its search.
     fn execute_line(&mut self, line: &str) -> Option<Outcome> {
-        let clean = preprocess(line);
-        let mut words = clean.split_whitespace().peekable();
-        let first = *words.peek()?;
-        let id = if first.bytes().all(|b| b.is_ascii_digit()) {
-            words.next();
-            first.to_string()
-        } else {
-            String::new()
-        };
-        let Some(name) = words.next() else {
+        let CommandLine { id, name, args } = CommandLine::parse(line)?;
+        let Some(name) = name else {
             return Some(Outcome::Reply(format!("?{id} missing command\n")));
         };
-        let args: Vec<&str> = words.collect();
-        let name = name.to_ascii_lowercase();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let reply = match COMMANDS.iter().find(|c| c.name == name).map(|c| &c.run) {
             Some(Action::Reply(run)) => run(self, &args),
             Some(&Action::Genmove { commit }) => {

@@ -41,17 +41,13 @@ pub fn run(args: &[String]) -> Result<()> {
     let (mut file, mut empties, mut hash_mb) = (None, DEFAULT_EMPTIES, 1024usize);
     let mut i = 0;
     while i < args.len() {
-        let value = |i: usize| -> Result<&String> {
-            args.get(i + 1)
-                .with_context(|| format!("{} needs a value (usage: tsuru {USAGE})", args[i]))
-        };
         match args[i].as_str() {
             "--empties" => {
-                empties = super::whole_number("--empties", value(i)?)? as u32;
+                empties = super::number_after(args, i, USAGE)?.min(u64::from(u32::MAX)) as u32;
                 i += 1;
             }
             "--hash" => {
-                hash_mb = super::whole_number("--hash", value(i)?)? as usize;
+                hash_mb = super::number_after(args, i, USAGE)? as usize;
                 i += 1;
             }
             name if !name.starts_with("--") && file.is_none() => file = Some(name.to_string()),
@@ -150,15 +146,14 @@ fn records(text: &str) -> impl Iterator<Item = &str> {
 
 /// The game's first position with `empties` empty squares (no history), if it reaches one.
 fn position_at(game: &GgfGame, empties: u32) -> Option<Board> {
-    let mut board = game.start().without_history();
+    let mut board = game.start().clone();
     for mv in game.moves() {
         if board.empties() == empties {
             break;
         }
         board.play(mv.mv).ok()?;
-        board = board.without_history();
     }
-    (board.empties() == empties).then_some(board)
+    (board.empties() == empties).then(|| board.without_history())
 }
 
 #[cfg(test)]

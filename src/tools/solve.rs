@@ -35,12 +35,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut last = None;
     let mut i = 0;
     while i < args.len() {
-        let value = |i: usize| -> Result<usize> {
-            args.get(i + 1)
-                .with_context(|| format!("{} needs a number", args[i]))?
-                .parse()
-                .with_context(|| format!("{} needs a number", args[i]))
-        };
+        let value = |i: usize| super::number_after(args, i, USAGE).map(|n| n as usize);
         match args[i].as_str() {
             "--wld" => mode = SolveMode::WinLossDraw,
             "--hash" => {
