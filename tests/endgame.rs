@@ -1,6 +1,9 @@
 //! The exact endgame solver against known truth: plain minimax on small positions, the FFO
 //! suite's exact scores, symmetry, and stopping.
 
+mod common;
+
+use common::positions::random_position;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -29,21 +32,6 @@ fn minimax(board: &mut Board) -> i32 {
         board.undo();
     }
     best
-}
-
-/// A position reached by random play from the start down to `empties` empty squares (or
-/// earlier if the game ends), with its history dropped.
-fn random_position(rng: &mut Rng, empties: u32) -> Board {
-    let mut board = Board::start();
-    while board.empties() > empties && !board.is_game_over() {
-        let moves = board.legal_moves();
-        if moves == 0 {
-            board.make_pass();
-        } else {
-            board.make_move(rng.pick(moves));
-        }
-    }
-    board.without_history()
 }
 
 fn score_of_final(board: &Board, pv: &[Move]) -> i32 {

@@ -3,6 +3,9 @@
 //! refuses statistics measured for other weights, and searches without selectivity when X has
 //! none; `tsuru probcut --eval-file X` measures them for X.
 
+mod common;
+
+use common::positions::random_position;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
@@ -74,19 +77,6 @@ fn restated(text: &str, id: WeightsId, sigma: Option<f64>) -> String {
         }
     }
     out
-}
-
-fn random_position(rng: &mut Rng, empties: u32) -> Board {
-    let mut board = Board::start();
-    while board.empties() > empties && !board.is_game_over() {
-        let moves = board.legal_moves();
-        if moves == 0 {
-            board.make_pass();
-        } else {
-            board.make_move(rng.pick(moves));
-        }
-    }
-    board.without_history()
 }
 
 /// Positions with legal moves and `empties` empties.
