@@ -3,7 +3,7 @@
 //!
 //! The selective search (Multi-ProbCut on, as the engine plays) cuts on table entries of the
 //! remaining depth or deeper: a deeper search of the same position answers a shallower one
-//! at least as well (measured +47 Elo at 0.1 s a move, README "Kept changes"). The
+//! at least as well (+47 Elo at 0.1 s a move by SPRT, docs/results.md). The
 //! full-width search (`--probcut 0`) uses only entries of exactly the remaining depth, so it
 //! returns the same value with the table on or off: the exact N-ply minimax value (a deeper
 //! entry bounds a *different*, deeper value). Nodes where the remaining depth covers every

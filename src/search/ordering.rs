@@ -1,25 +1,8 @@
 //! Move ordering: which moves to try first so that alpha-beta cuts early.
 //!
-//! Measured by node counts on FFO #20-#39 (`tsuru solve tests/fixtures/fforum-20-39.obf`):
-//!
-//! | solver ordering | nodes |
-//! |---|---|
-//! | fastest-first (fewest replies, corner replies twice) + square rank | 934 M |
-//! | + parity (odd quadrants first) at upper nodes | 1015 M (dropped) |
-//! | + static evaluation of the child from 16 empties | 608 M |
-//! | + one-ply search of the child from 18 empties | 559 M |
-//! | (a two-ply search from 20 empties was tried: no gain on #40-#47) | |
-//!
-//! After the solver's bitboard-view nodes took over below 14 empties, on FFO #40-#45: a parity
-//! tie-break (half a reply for a move into an even quadrant) cut nodes by 1-3 %; the opponent's
-//! potential mobility as a further term cut 2 % but cost more time than it saved (dropped);
-//! evaluation order from 12, 14, 16, 18, 20 empties: 675, 667, 671, 765, 854 M nodes.
-//!
-//! An alpha-beta search of the child two plies deep from 21 empties (after the move) cut
-//! FFO #45-#47 from 623 to 559 M nodes and #40-#44 from 182 to 161 M; three plies from 23
-//! cut #45-#47 to 542 M. (The earlier two-ply trial was a plain negamax from 20 empties.)
-//! With these searches, evaluation order from 14 empties beats 16: FFO #20-#39 136 M nodes
-//! against 150 M, #40-#44 152 M against 161 M, #45-#47 538 M against 542 M, in equal time.
+//! The solver's thresholds (evaluation order from 14 empties, one-, two- and three-ply
+//! searches of the child from 15, 21 and 23, a parity tie-break below) are the ones that took
+//! the fewest nodes on the FFO suite; the measurements are in docs/results.md.
 //!
 //! The table's best move always comes first. The midgame search uses plain fastest-first.
 

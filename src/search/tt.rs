@@ -14,8 +14,8 @@
 //! `Vec<u32>`, starting at a cache-line boundary inside it. An empty entry is three zero
 //! words, so the table is allocated with `vec![0u32; n]`, which takes zeroed memory from the
 //! allocator: the operating system maps zero pages lazily, and creating or clearing even a
-//! table of gigabytes costs nothing until the search writes to it. (Filling the table at
-//! start-up took 2.0 s at `--hash 1024` and 9.7 s at `--hash 4096` before the first reply.)
+//! table of gigabytes costs nothing until the search writes to it (filling it at start-up
+//! took seconds before the first reply; docs/results.md).
 
 use crate::board::Square;
 

@@ -6,9 +6,8 @@
 //! status is non-zero when any answer is wrong. Positions of a file named `fforum-A-B.obf` are
 //! numbered from A, as the FFO suite numbers them.
 //!
-//! The table defaults to [`DEFAULT_HASH_MB`] (the engine's default is 64 MiB): on FFO #49 and
-//! #50 (26 empties) 1024 MiB took 35 % fewer nodes than 64 (542 -> 370 M and 1514 -> 989 M),
-//! and 4096 no fewer than 1024 on #49.
+//! The table defaults to [`DEFAULT_HASH_MB`] (the engine's default is 64 MiB), which took
+//! 35 % fewer nodes than 64 MiB on FFO #49-#50 (docs/results.md).
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
