@@ -289,13 +289,20 @@ impl Search {
         let mut roots = alphabeta::root_moves(&board);
         let multi_pv = limits.multi_pv.clamp(1, roots.len());
         let empties = board.empties();
-        let endgame = if empties <= limits.exact_empties {
+        let mut endgame = if empties <= limits.exact_empties {
             Some(SolveMode::Exact)
         } else if empties <= limits.wld_empties {
             Some(SolveMode::WinLossDraw)
         } else {
             None
         };
+        // Under a clock, a solve that would not get through its first pass in time is not
+        // started: the midgame search deepens instead (and is not complete, as if stopped).
+        let solve_skipped =
+            endgame.is_some() && limits.time.is_some_and(|time| !time.affords_solve(empties));
+        if solve_skipped {
+            endgame = None;
+        }
         // Before a solve, midgame iterations give move ordering and a fallback answer: a
         // few plies when the solve is quick, deeper ones (reported as they complete) when
         // many squares are empty and the solve may not finish.
@@ -349,7 +356,7 @@ impl Search {
                 }
             }
         }
-        let completed = !self.stopped && endgame.is_none();
+        let completed = !self.stopped && endgame.is_none() && !solve_skipped;
         match result {
             Some(mut result) => {
                 result.completed = completed;
