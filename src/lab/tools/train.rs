@@ -19,12 +19,12 @@ use anyhow::{bail, ensure, Context, Result};
 use crate::board::{notation, Board, Color};
 use crate::eval::pattern::{layout, PatternEval, Weights};
 use crate::eval::{Evaluation, SeedsEval};
+use crate::lab::training::fit::{errors, fit_stage, FitConfig, StageFit};
+use crate::lab::training::games::{read_logbook, read_wthor_folder, Game};
+use crate::lab::training::positions::{fingerprint, PositionSet};
+use crate::lab::training::selfplay::read_file;
+use crate::lab::training::{label_game, relabel_results_by_solved, stage_samples, Labelled};
 use crate::search::endgame::{EndgameSolver, SolveMode};
-use crate::training::fit::{errors, fit_stage, FitConfig, StageFit};
-use crate::training::games::{read_logbook, read_wthor_folder, Game};
-use crate::training::positions::{fingerprint, PositionSet};
-use crate::training::selfplay::read_file;
-use crate::training::{label_game, relabel_results_by_solved, stage_samples, Labelled};
 
 /// The usage line shown by `--help`.
 pub const USAGE: &str =

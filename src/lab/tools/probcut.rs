@@ -31,6 +31,8 @@ use super::{flag_pairs, whole_number};
 use crate::board::Board;
 use crate::eval::pattern::{stage_of, PatternEval};
 use crate::eval::EvalBundle;
+use crate::lab::tools::train::read_validation;
+use crate::lab::training::games::read_wthor_folder;
 use crate::rng::Rng;
 use crate::search::endgame::EndgameSolver;
 use crate::search::probcut::{
@@ -38,8 +40,6 @@ use crate::search::probcut::{
     MIN_DEPTH,
 };
 use crate::search::{Depth, Search, SearchLimits};
-use crate::tools::train::read_validation;
-use crate::training::games::read_wthor_folder;
 
 /// The usage line shown by `--help`.
 pub const USAGE: &str = "probcut [--eval-file WEIGHTS] [--wthor DIR] [--positions N] \
@@ -141,7 +141,11 @@ pub fn run(args: &[String]) -> Result<()> {
 
 /// `count` positions from `games`: for each, a target number of empties spread evenly over
 /// 14..=58, then a seeded game that reaches it.
-fn choose_positions(games: &[crate::training::games::Game], count: usize, seed: u64) -> Vec<Board> {
+fn choose_positions(
+    games: &[crate::lab::training::games::Game],
+    count: usize,
+    seed: u64,
+) -> Vec<Board> {
     let mut rng = Rng::new(seed);
     let mut out = Vec::with_capacity(count);
     let mut attempts = 0;
