@@ -4,8 +4,10 @@
 //! tools (`solve`, `bench`, `match`, `decided`, `train`, `datagen`, `probcut`).
 //!
 //! The lab uses the engine (board, evaluation, search, session, protocols, formats) only
-//! through its public interface, as any other program could.
+//! through its public interface, as any other program could. Work spread over threads goes
+//! through one helper, [`parallel`].
 
+pub mod parallel;
 pub mod referee;
 pub mod tools;
 pub mod training;

@@ -31,6 +31,7 @@ use super::{flag_pairs, whole_number};
 use crate::board::Board;
 use crate::eval::pattern::{stage_of, PatternEval};
 use crate::eval::EvalBundle;
+use crate::lab::parallel::map_with_state;
 use crate::lab::tools::train::read_validation;
 use crate::lab::training::games::read_wthor_folder;
 use crate::rng::Rng;
@@ -91,7 +92,7 @@ pub fn run(args: &[String]) -> Result<()> {
     );
 
     // Every position's root value at each depth (index = depth), searched in parallel.
-    let values: Vec<Vec<i32>> = in_parallel(
+    let values: Vec<Vec<i32>> = map_with_state(
         &positions,
         options.threads,
         || (),
@@ -210,7 +211,7 @@ fn run_endgame(
     ensure!(!positions.is_empty(), "no positions in {}", path.display());
     let depths = MAX_ENDGAME_SHALLOW as usize + 1;
     // For every position, (value, nodes) at each shallow depth.
-    let searched: Vec<Vec<(i32, u64)>> = in_parallel(
+    let searched: Vec<Vec<(i32, u64)>> = map_with_state(
         &positions,
         options.threads,
         || {
@@ -269,35 +270,6 @@ fn run_endgame(
     }
     EndgameCuts::parse(&text).context("the statistics just measured do not parse")?;
     write_out(&text, options, started)
-}
-
-/// `job` applied to every item, in order, on `threads` threads over fixed chunks; each
-/// thread keeps its own state from `start`.
-fn in_parallel<T: Sync, S, R: Send>(
-    items: &[T],
-    threads: usize,
-    start: impl Fn() -> S + Sync,
-    job: impl Fn(&mut S, &T) -> R + Sync,
-) -> Vec<R> {
-    let chunk = items.len().div_ceil(threads.max(1)).max(1);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| {
-                let (start, job) = (&start, &job);
-                scope.spawn(move || {
-                    let mut state = start();
-                    part.iter()
-                        .map(|item| job(&mut state, item))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a search thread panicked"))
-            .collect()
-    })
 }
 
 /// Writes the statistics to `--out`, or else to stdout.

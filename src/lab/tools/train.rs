@@ -19,6 +19,7 @@ use anyhow::{bail, ensure, Context, Result};
 use crate::board::{notation, Board, Color};
 use crate::eval::pattern::{layout, PatternEval, Weights};
 use crate::eval::{Evaluation, SeedsEval};
+use crate::lab::parallel::map_chunks;
 use crate::lab::training::fit::{errors, fit_stage, FitConfig, StageFit};
 use crate::lab::training::games::{read_logbook, read_wthor_folder, Game};
 use crate::lab::training::positions::{fingerprint, PositionSet};
@@ -198,38 +199,24 @@ fn labelled_positions(
 /// The labelled positions of `games` in game order, built on the configured threads
 /// (solving when `solve_empties > 0`); the result does not depend on the thread count.
 fn label_games(games: &[Game], options: &Options, solve_empties: u32) -> Vec<Labelled> {
-    let threads = options.fit.threads.max(1);
-    let chunk = games.len().div_ceil(threads).max(1);
-    let parts: Vec<Vec<Labelled>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = games
-            .chunks(chunk)
-            .enumerate()
-            .map(|(part, games)| {
-                scope.spawn(move || {
-                    let mut out = Vec::new();
-                    let mut solver = (solve_empties > 0).then(|| EndgameSolver::new(16));
-                    let started = Instant::now();
-                    for (i, game) in games.iter().enumerate() {
-                        label_game(game, solve_empties, solver.as_mut(), &mut out);
-                        if part == 0 && i % 10_000 == 9_999 {
-                            eprint!(
-                                "  {} of {} games ({:.0} s)   \r",
-                                i + 1,
-                                games.len(),
-                                started.elapsed().as_secs_f64()
-                            );
-                        }
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("labelling worker"))
-            .collect()
-    });
-    parts.concat()
+    map_chunks(games, options.fit.threads, |part, games| {
+        let mut out = Vec::new();
+        let mut solver = (solve_empties > 0).then(|| EndgameSolver::new(16));
+        let started = Instant::now();
+        for (i, game) in games.iter().enumerate() {
+            label_game(game, solve_empties, solver.as_mut(), &mut out);
+            if part == 0 && i % 10_000 == 9_999 {
+                eprint!(
+                    "  {} of {} games ({:.0} s)   \r",
+                    i + 1,
+                    games.len(),
+                    started.elapsed().as_secs_f64()
+                );
+            }
+        }
+        out
+    })
+    .concat()
 }
 
 /// Quantises fitted stages to Score units; an entry never seen in its stage takes the value
