@@ -35,9 +35,8 @@ use crate::board::Color;
 use crate::lab::referee::openings::{self, Opening};
 use crate::lab::referee::sprt::{PairedSprt, Sprt};
 use crate::lab::referee::stats::{EloEstimate, Tally};
-use crate::lab::referee::{
-    self, EngineLog, EngineSpec, Flow, GameReport, Limits, MatchConfig, Protocol,
-};
+use crate::lab::referee::{self, EngineLog, EngineSpec, Flow, GameReport, Limits, MatchConfig};
+use crate::protocol::Protocol;
 
 /// The most games of an SPRT match when `--games` does not say.
 pub const SPRT_MAX_GAMES: usize = 20_000;
