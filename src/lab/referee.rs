@@ -20,7 +20,6 @@ pub mod engine;
 pub mod game;
 pub mod gtp;
 pub mod nboard;
-pub mod openings;
 pub mod sprt;
 pub mod stats;
 
@@ -31,11 +30,11 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 use crate::board::{Color, Move};
+use crate::formats::openings::Opening;
 use crate::protocol::Protocol;
 pub use engine::EngineLog;
 use engine::EngineProcess;
 use game::GameOutcome;
-use openings::Opening;
 
 /// An engine as the user named it: a name for tables and records, the command line that
 /// starts it, and its protocol if known.

@@ -32,7 +32,7 @@ use std::path::PathBuf;
 use anyhow::{bail, ensure, Context, Result};
 
 use crate::board::Color;
-use crate::lab::referee::openings::{self, Opening};
+use crate::formats::openings::{self, Opening};
 use crate::lab::referee::sprt::{PairedSprt, Sprt};
 use crate::lab::referee::stats::{EloEstimate, Tally};
 use crate::lab::referee::{self, EngineLog, EngineSpec, Flow, GameReport, Limits, MatchConfig};

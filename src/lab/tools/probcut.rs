@@ -21,7 +21,7 @@
 //! With `--endgame`, the statistics of the solver's selective passes instead: the exact values
 //! of a validation set regressed on shallow searches (see `run_endgame`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -31,8 +31,8 @@ use super::{flag_pairs, whole_number};
 use crate::board::Board;
 use crate::eval::pattern::{stage_of, PatternEval};
 use crate::eval::EvalBundle;
+use crate::formats::validation;
 use crate::lab::parallel::map_with_state;
-use crate::lab::tools::train::read_validation;
 use crate::lab::training::games::read_wthor_folder;
 use crate::rng::Rng;
 use crate::search::endgame::EndgameSolver;
@@ -202,12 +202,12 @@ fn depth_values(board: &Board, bundle: &EvalBundle) -> Vec<i32> {
 /// statistics file of [`EndgameCuts`], with the mean nodes of each shallow search as a
 /// comment.
 fn run_endgame(
-    path: &PathBuf,
+    path: &Path,
     bundle: &EvalBundle,
     options: &Options,
     started: Instant,
 ) -> Result<()> {
-    let positions = read_validation(path)?;
+    let positions = validation::read(path)?;
     ensure!(!positions.is_empty(), "no positions in {}", path.display());
     let depths = MAX_ENDGAME_SHALLOW as usize + 1;
     // For every position, (value, nodes) at each shallow depth.

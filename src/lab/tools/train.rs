@@ -10,15 +10,16 @@
 //! error against the validation set's exact values per number of empty squares, beside that
 //! of evaluation v1. Every step is deterministic: same inputs, same weights file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
 
-use crate::board::{notation, Board, Color};
+use crate::board::{Board, Color};
 use crate::eval::pattern::{layout, PatternEval, Weights};
 use crate::eval::{Evaluation, SeedsEval};
+use crate::formats::validation;
 use crate::lab::parallel::map_chunks;
 use crate::lab::training::fit::{errors, fit_stage, FitConfig, StageFit};
 use crate::lab::training::games::{read_logbook, read_wthor_folder, Game};
@@ -242,29 +243,9 @@ fn to_weights(fits: &[StageFit]) -> Weights {
     weights
 }
 
-/// Reads a validation file: lines `<board string> <score>`; `#` lines are comments.
-pub fn read_validation(path: &PathBuf) -> Result<Vec<(Board, i32)>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let mut positions = Vec::new();
-    for (number, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let parsed = (|| -> Result<(Board, i32)> {
-            let (board, score) = line.rsplit_once(' ').context("no score")?;
-            Ok((notation::parse_board(board)?, score.parse()?))
-        })()
-        .with_context(|| format!("{}:{}", path.display(), number + 1))?;
-        positions.push(parsed);
-    }
-    Ok(positions)
-}
-
 /// Prints the mean absolute error of `eval` and of evaluation v1 per number of empties.
-fn report_validation(path: &PathBuf, eval: &PatternEval) -> Result<()> {
-    let positions = read_validation(path)?;
+fn report_validation(path: &Path, eval: &PatternEval) -> Result<()> {
+    let positions = validation::read(path)?;
     let mut empties: Vec<u32> = positions.iter().map(|(b, _)| b.empties()).collect();
     empties.sort_unstable();
     empties.dedup();
@@ -318,11 +299,8 @@ fn make_validation(path: &PathBuf, games: &[Game]) -> Result<()> {
             let solution = solver
                 .solve(&mut board, SolveMode::Exact, &stop)
                 .context("solve stopped")?;
-            out.push_str(&format!(
-                "{} {:+}\n",
-                notation::board_to_string(&board),
-                solution.score
-            ));
+            out.push_str(&validation::line(&board, solution.score));
+            out.push('\n');
             found += 1;
         }
         eprintln!(
@@ -346,11 +324,8 @@ fn make_validation(path: &PathBuf, games: &[Game]) -> Result<()> {
         } else {
             -i32::from(black_value)
         };
-        out.push_str(&format!(
-            "{} {:+}\n",
-            notation::board_to_string(&board),
-            value
-        ));
+        out.push_str(&validation::line(&board, value));
+        out.push('\n');
         found += 1;
     }
     eprintln!("{found} positions with their recorded theoretical score");
