@@ -6,14 +6,7 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 
-/// Which protocol the front end speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProtocolKind {
-    /// NBoard protocol version 2 (and the bare-move v1 form).
-    Nboard,
-    /// Go Text Protocol 2 with the Othello conventions.
-    Gtp,
-}
+use crate::protocol::Protocol;
 
 /// Default transposition-table size in MiB.
 pub const DEFAULT_HASH_MB: usize = 64;
@@ -25,7 +18,7 @@ pub const DEFAULT_DEPTH: u32 = 12;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
     /// Forced protocol; `None` means detect it from the first input line.
-    pub protocol: Option<ProtocolKind>,
+    pub protocol: Option<Protocol>,
     /// Midgame search depth in plies (the "level").
     pub depth: u32,
     /// Seconds per move when no clock is given (`None`: depth-limited only).
@@ -84,7 +77,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         value: None,
         help: "speak GTP (default: detect the protocol from the first input line)",
         apply: |c, _| {
-            c.protocol = Some(ProtocolKind::Gtp);
+            c.protocol = Some(Protocol::Gtp);
             Ok(())
         },
     },
@@ -93,7 +86,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         value: None,
         help: "speak NBoard protocol v2",
         apply: |c, _| {
-            c.protocol = Some(ProtocolKind::Nboard);
+            c.protocol = Some(Protocol::Nboard);
             Ok(())
         },
     },
@@ -267,7 +260,7 @@ mod tests {
     fn parses_every_option_form() {
         let config =
             Config::parse(&["--gtp", "--level", "8", "--hash=16", "--move-time", "2.5"]).unwrap();
-        assert_eq!(config.protocol, Some(ProtocolKind::Gtp));
+        assert_eq!(config.protocol, Some(Protocol::Gtp));
         assert_eq!(config.depth, 8);
         assert_eq!(config.hash_mb, 16);
         assert_eq!(config.move_time, Some(2.5));

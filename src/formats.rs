@@ -1,7 +1,11 @@
-//! Game and position file formats, parsed at the edge into typed values.
+//! Game and position file formats, parsed at the edge into typed values: GGF game records
+//! ([`ggf`]), OBF test positions ([`obf`]), opening lists ([`openings`]) and validation files
+//! ([`validation`]).
 
 pub mod ggf;
 pub mod obf;
+pub mod openings;
+pub mod validation;
 
 /// Parses a decimal leniently, as GUIs write them: a comma decimal separator (`1,23`) and
 /// Java-style exponents (`5.0E-4`) are accepted; anything unparsable or non-finite is `None`.

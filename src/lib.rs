@@ -13,17 +13,18 @@
 //! ```
 //!
 //! The [`board`] module is the source of truth for positions; everything else reads it.
+//!
+//! Beside the engine, the [`lab`] (match referee, training, data generation, measuring tools)
+//! uses it only through its public interface.
 
 pub mod board;
 pub mod cli;
 pub mod config;
 pub mod eval;
 pub mod formats;
+pub mod lab;
 pub mod protocol;
-pub mod referee;
 pub mod rng;
 pub mod score;
 pub mod search;
 pub mod session;
-pub mod tools;
-pub mod training;

@@ -7,8 +7,8 @@ use tsuru::board::{notation, perft, Board};
 use tsuru::cli::output::is_broken_pipe;
 use tsuru::cli::suggest::did_you_mean;
 use tsuru::config::Config;
+use tsuru::lab::tools::unexpected_argument;
 use tsuru::outln;
-use tsuru::tools::unexpected_argument;
 
 /// A tool run as `tsuru NAME ...`.
 struct Subcommand {
@@ -35,52 +35,52 @@ const SUBCOMMANDS: &[Subcommand] = &[
     },
     Subcommand {
         name: "solve",
-        usage: tsuru::tools::solve::USAGE,
+        usage: tsuru::lab::tools::solve::USAGE,
         help: "solve every position of an OBF file exactly and check the answers",
         own_help: false,
-        run: tsuru::tools::solve::run,
+        run: tsuru::lab::tools::solve::run,
     },
     Subcommand {
         name: "bench",
-        usage: tsuru::tools::bench::USAGE,
+        usage: tsuru::lab::tools::bench::USAGE,
         help: "search fixed positions to fixed depths; prints nodes/s and a node signature",
         own_help: false,
-        run: tsuru::tools::bench::run,
+        run: tsuru::lab::tools::bench::run,
     },
     Subcommand {
         name: "match",
-        usage: tsuru::tools::match_cli::USAGE,
+        usage: tsuru::lab::tools::match_cli::USAGE,
         help: "play two GTP or NBoard engines against each other from an opening list",
         own_help: true,
-        run: tsuru::tools::match_cli::run,
+        run: tsuru::lab::tools::match_cli::run,
     },
     Subcommand {
         name: "decided",
-        usage: tsuru::tools::decided::USAGE,
+        usage: tsuru::lab::tools::decided::USAGE,
         help: "solve each game of a GGF file at N empties: discs lost before and after them",
         own_help: false,
-        run: tsuru::tools::decided::run,
+        run: tsuru::lab::tools::decided::run,
     },
     Subcommand {
         name: "train",
-        usage: tsuru::tools::train::USAGE,
+        usage: tsuru::lab::tools::train::USAGE,
         help: "fit the pattern evaluation to game collections; write weights and report errors",
         own_help: false,
-        run: tsuru::tools::train::run,
+        run: tsuru::lab::tools::train::run,
     },
     Subcommand {
         name: "datagen",
-        usage: tsuru::tools::datagen::USAGE,
+        usage: tsuru::lab::tools::datagen::USAGE,
         help: "self-play games solved exactly from a set number of empties, appended to a file",
         own_help: false,
-        run: tsuru::tools::datagen::run,
+        run: tsuru::lab::tools::datagen::run,
     },
     Subcommand {
         name: "probcut",
-        usage: tsuru::tools::probcut::USAGE,
+        usage: tsuru::lab::tools::probcut::USAGE,
         help: "measure the Multi-ProbCut statistics of the evaluation (shallow vs deep values)",
         own_help: false,
-        run: tsuru::tools::probcut::run,
+        run: tsuru::lab::tools::probcut::run,
     },
 ];
 

@@ -17,8 +17,42 @@ pub mod output;
 use std::collections::VecDeque;
 use std::sync::mpsc::Receiver;
 
-use crate::config::{Config, ProtocolKind};
+use crate::config::Config;
 use input::Input;
+
+/// A protocol tsuru speaks, and that the match referee speaks to other engines: what
+/// `--nboard`/`--gtp` force, what detection finds, and what `tsuru match` is told with
+/// `name:gtp`/`name:nboard`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// NBoard protocol version 2 (and the bare-move v1 form).
+    Nboard,
+    /// Go Text Protocol 2 with the Othello conventions (Othello vertices).
+    Gtp,
+}
+
+impl std::str::FromStr for Protocol {
+    type Err = anyhow::Error;
+
+    /// `gtp` or `nboard`, in any case.
+    fn from_str(text: &str) -> anyhow::Result<Protocol> {
+        match text.to_ascii_lowercase().as_str() {
+            "gtp" => Ok(Protocol::Gtp),
+            "nboard" => Ok(Protocol::Nboard),
+            _ => anyhow::bail!("unknown protocol {text:?} (gtp or nboard)"),
+        }
+    }
+}
+
+impl std::fmt::Display for Protocol {
+    /// `gtp` or `nboard`, as [`str::parse`] reads it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Protocol::Gtp => "gtp",
+            Protocol::Nboard => "nboard",
+        })
+    }
+}
 
 /// The input events of a session, in order: lines put back by detection first, then the
 /// reader thread's.
@@ -79,8 +113,8 @@ pub fn run(config: &Config) -> anyhow::Result<()> {
     };
     log::info!("speaking {kind:?}");
     match kind {
-        ProtocolKind::Nboard => nboard::run(config, &mut queue, &out),
-        ProtocolKind::Gtp => gtp::run(config, &mut queue, &out),
+        Protocol::Nboard => nboard::run(config, &mut queue, &out),
+        Protocol::Gtp => gtp::run(config, &mut queue, &out),
     }
 }
 
@@ -97,19 +131,19 @@ pub const UNKNOWN_FIRST_LINE_HINT: &str =
 
 /// Decides the protocol from one input line, or `None` when the line says nothing either way.
 /// `is_gtp_command` tells whether a word is a GTP command name (the GTP front end's table).
-pub fn detect(line: &str, is_gtp_command: impl Fn(&str) -> bool) -> Option<ProtocolKind> {
+pub fn detect(line: &str, is_gtp_command: impl Fn(&str) -> bool) -> Option<Protocol> {
     let line = line.split('#').next().unwrap_or("");
     let mut words = line.split_whitespace();
     let first = words.next()?;
     if first.eq_ignore_ascii_case("nboard") {
-        return Some(ProtocolKind::Nboard);
+        return Some(Protocol::Nboard);
     }
     let command = if first.bytes().all(|b| b.is_ascii_digit()) {
         words.next()?
     } else {
         first
     };
-    is_gtp_command(&command.to_ascii_lowercase()).then_some(ProtocolKind::Gtp)
+    is_gtp_command(&command.to_ascii_lowercase()).then_some(Protocol::Gtp)
 }
 
 /// Reads lines until one decides the protocol; that line is put back for the front end.
@@ -117,7 +151,7 @@ pub fn detect(line: &str, is_gtp_command: impl Fn(&str) -> bool) -> Option<Proto
 pub fn detect_from(
     queue: &mut InputQueue,
     is_gtp_command: impl Fn(&str) -> bool,
-) -> Option<ProtocolKind> {
+) -> Option<Protocol> {
     let mut hinted = false;
     loop {
         let line = match queue.recv() {
@@ -154,12 +188,12 @@ mod tests {
 
     #[test]
     fn detects_nboard_with_any_version_and_gtp_with_or_without_ids() {
-        assert_eq!(detect("nboard 2", gtp), Some(ProtocolKind::Nboard));
-        assert_eq!(detect("nboard 1", gtp), Some(ProtocolKind::Nboard));
-        assert_eq!(detect("NBOARD", gtp), Some(ProtocolKind::Nboard));
-        assert_eq!(detect("protocol_version", gtp), Some(ProtocolKind::Gtp));
-        assert_eq!(detect("1 clear_board", gtp), Some(ProtocolKind::Gtp));
-        assert_eq!(detect("  Name  ", gtp), Some(ProtocolKind::Gtp));
+        assert_eq!(detect("nboard 2", gtp), Some(Protocol::Nboard));
+        assert_eq!(detect("nboard 1", gtp), Some(Protocol::Nboard));
+        assert_eq!(detect("NBOARD", gtp), Some(Protocol::Nboard));
+        assert_eq!(detect("protocol_version", gtp), Some(Protocol::Gtp));
+        assert_eq!(detect("1 clear_board", gtp), Some(Protocol::Gtp));
+        assert_eq!(detect("  Name  ", gtp), Some(Protocol::Gtp));
         assert_eq!(detect("", gtp), None);
         assert_eq!(detect("# comment nboard", gtp), None);
         assert_eq!(detect("hello world", gtp), None);
@@ -174,7 +208,7 @@ mod tests {
         }
         drop(sender);
         let mut queue = InputQueue::new(receiver);
-        assert_eq!(detect_from(&mut queue, gtp), Some(ProtocolKind::Gtp));
+        assert_eq!(detect_from(&mut queue, gtp), Some(Protocol::Gtp));
         assert_eq!(queue.recv(), Input::Line("2 genmove b".into()));
         assert_eq!(queue.recv(), Input::Line("play b f5".into()));
         assert_eq!(queue.recv(), Input::Eof);

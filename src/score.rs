@@ -42,12 +42,6 @@ impl Score {
         }
     }
 
-    /// The same score from the other side's point of view.
-    #[allow(clippy::should_implement_trait)]
-    pub const fn neg(self) -> Score {
-        Score(-self.0)
-    }
-
     /// Clamped into the range of real scores (`-MAX..=MAX`).
     pub fn clamped(self) -> Score {
         Score(self.0.clamp(-Score::MAX.0, Score::MAX.0))
@@ -56,6 +50,7 @@ impl Score {
 
 impl std::ops::Neg for Score {
     type Output = Score;
+    /// The same score from the other side's point of view.
     fn neg(self) -> Score {
         Score(-self.0)
     }

@@ -1,11 +1,13 @@
 //! The command line of the whole binary: `--help` of every subcommand, suggestions for
 //! mistyped subcommands and options, and a quiet end when stdout is closed.
 
+mod common;
+
+use common::TSURU;
+
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-const TSURU: &str = env!("CARGO_BIN_EXE_tsuru");
 
 /// Longest wait for a process expected to end on its own.
 const DEADLINE: Duration = Duration::from_secs(120);
@@ -57,8 +59,17 @@ fn wait_bounded(child: &mut Child, what: &str) -> std::process::ExitStatus {
     }
 }
 
-/// Asserts that a run ended quietly: status 0 and no panic message.
-fn assert_quiet_end(status: std::process::ExitStatus, stderr: &str, what: &str) {
+/// Waits for `child` (with piped stderr) as [`wait_bounded`] does, and asserts that it ended
+/// quietly: status 0 and no panic message.
+fn assert_ends_quietly(child: &mut Child, what: &str) {
+    let status = wait_bounded(child, what);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("reading stderr");
     assert!(!stderr.contains("panicked"), "{what}: {stderr}");
     assert_ne!(status.code(), Some(101), "{what}: {stderr}");
     assert_eq!(status.code(), Some(0), "{what}: {stderr}");
@@ -188,15 +199,7 @@ fn perft_ends_quietly_when_its_reader_closes() {
     // Depth 12 and beyond take seconds to minutes: the process only ends this soon if its
     // next line, written after this close, ends it.
     drop(reader);
-    let status = wait_bounded(&mut child, "perft 99");
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .expect("stderr")
-        .read_to_string(&mut stderr)
-        .expect("reading stderr");
-    assert_quiet_end(status, &stderr, "perft 99 | head -4");
+    assert_ends_quietly(&mut child, "perft 99 | head -4");
 }
 
 #[test]
@@ -237,14 +240,6 @@ fn output_to_a_closed_pipe_ends_quietly() {
             .expect("starting tsuru");
         // Stderr carries a few lines at most, well within a pipe's buffer, so waiting
         // first cannot block the process.
-        let status = wait_bounded(&mut child, &args.join(" "));
-        let mut stderr = String::new();
-        child
-            .stderr
-            .take()
-            .expect("stderr")
-            .read_to_string(&mut stderr)
-            .expect("reading stderr");
-        assert_quiet_end(status, &stderr, &args.join(" "));
+        assert_ends_quietly(&mut child, &args.join(" "));
     }
 }

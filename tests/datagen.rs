@@ -2,13 +2,15 @@
 //! exactly the games of one uninterrupted run; a file made with other settings or other
 //! weights is refused, and its header names the weights that played.
 
+mod common;
+
+use common::TSURU;
+
 use std::path::PathBuf;
 use std::process::Command;
 
 use tsuru::eval::pattern::Weights;
 use tsuru::eval::SHIPPED_WEIGHTS;
-
-const TSURU: &str = env!("CARGO_BIN_EXE_tsuru");
 
 /// Small, quick settings: two-ply players, solved from 12 empties.
 const SETTINGS: [&str; 6] = ["--depth", "2", "--solve-empties", "12", "--seed", "5"];

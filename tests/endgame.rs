@@ -3,36 +3,15 @@
 
 mod common;
 
-use common::positions::random_position;
+use common::positions::{minimax, random_position};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tsuru::board::{bits, notation, Board, Move, Symmetry};
+use tsuru::board::{notation, Board, Move, Symmetry};
 use tsuru::formats::obf;
 use tsuru::rng::Rng;
 use tsuru::search::endgame::{EndgameSolver, SolveMode, SELECTIVE_LEVELS, SELECTIVE_ROOT_EMPTIES};
-
-/// Plain minimax of the final disc difference: no pruning, no tables, no ordering.
-fn minimax(board: &mut Board) -> i32 {
-    let moves = board.legal_moves();
-    if moves == 0 {
-        if !board.opponent_has_legal_move() {
-            return board.final_score(board.side_to_move());
-        }
-        board.make_pass();
-        let value = -minimax(board);
-        board.undo();
-        return value;
-    }
-    let mut best = i32::MIN;
-    for square in bits::squares(moves) {
-        board.make_move(square);
-        best = best.max(-minimax(board));
-        board.undo();
-    }
-    best
-}
 
 fn score_of_final(board: &Board, pv: &[Move]) -> i32 {
     let mut replay = board.clone();

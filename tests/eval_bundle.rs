@@ -6,6 +6,7 @@
 mod common;
 
 use common::positions::random_position;
+use common::TSURU;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
@@ -18,8 +19,6 @@ use tsuru::rng::Rng;
 use tsuru::search::endgame::{EndgameSolver, SolveMode};
 use tsuru::search::probcut::{EndgameCuts, ProbCutTable, SHIPPED, SHIPPED_ENDGAME};
 use tsuru::search::{Search, SearchLimits};
-
-const TSURU: &str = env!("CARGO_BIN_EXE_tsuru");
 
 /// A fresh directory for one test's files.
 fn dir(name: &str) -> PathBuf {

@@ -26,6 +26,7 @@ mod common;
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use common::nboard::check_line;
 use common::{Engine, Stream};
 use tsuru::board::{notation, Board, Color, Move, Square};
 use tsuru::rng::Rng;
@@ -500,10 +501,9 @@ impl Process {
         }
         let extra: Vec<String> = self
             .engine
-            .transcript
-            .iter()
-            .filter(|(stream, _)| *stream == Stream::Stdout)
-            .map(|(_, line)| line.clone())
+            .lines_of(Stream::Stdout)
+            .into_iter()
+            .map(str::to_owned)
             .collect();
         self.audit_or_fail();
         if !extra.is_empty() {
@@ -1054,58 +1054,15 @@ fn read_showboard(p: &mut Process, id: u64) -> String {
 
 // ---- NBoard --------------------------------------------------------------------------------
 
-fn is_decimal(text: &str) -> bool {
-    let body = text.strip_prefix(['+', '-']).unwrap_or(text);
-    let (whole, fraction) = body.split_once('.').unwrap_or((body, "0"));
-    !whole.is_empty()
-        && whole.bytes().all(|b| b.is_ascii_digit())
-        && !fraction.is_empty()
-        && fraction.bytes().all(|b| b.is_ascii_digit())
-}
-
-fn is_nboard_move(text: &str) -> bool {
-    let upper = text.to_ascii_uppercase();
-    if upper.starts_with("PA") {
-        return true;
-    }
-    let b = upper.as_bytes();
-    b.len() >= 2 && (b'A'..=b'H').contains(&b[0]) && (b'1'..=b'8').contains(&b[1])
-}
-
-/// Whether `line` is one of the lines protocol.md says tsuru prints in NBoard mode, in the
-/// syntax NBoard parses (protocols.md 1.4); `pong` carries any one token.
+/// Whether `line` is one of the lines protocol.md says tsuru prints on stdout in NBoard
+/// mode, in the syntax NBoard parses ([`check_line`]); but `pong` carries any one token, as
+/// tsuru echoes whatever token a `ping` had (NBoard itself only sends numbers).
 fn nboard_line_ok(line: &str) -> bool {
     let words: Vec<&str> = line.split_whitespace().collect();
-    let Some(&first) = words.first() else {
-        return false;
-    };
-    match first {
-        "set" => words.len() == 3 && words[1] == "myname" && line.starts_with("set myname "),
-        "pong" => words.len() == 2,
-        "status" => line == "status" || line.starts_with("status "),
-        "learned" => line == "learned",
-        "nodestats" => {
-            words.len() == 3 && words[1].bytes().all(|b| b.is_ascii_digit()) && is_decimal(words[2])
-        }
-        "search" => {
-            words.len() >= 5
-                && is_nboard_move(words[1])
-                && is_decimal(words[2])
-                && words[3] == "0"
-                && words[4].starts_with(|c: char| c.is_ascii_digit())
-        }
-        "===" => {
-            words.len() == 2 && {
-                let mut parts = words[1].split('/');
-                is_nboard_move(parts.next().unwrap_or(""))
-                    && parts.next().is_none_or(|e| e.is_empty() || is_decimal(e))
-                    && parts.next().is_none_or(is_decimal)
-                    && parts.next().is_none()
-            }
-        }
-        "analysis" => words.len() == 3 && words[1].parse::<u32>().is_ok() && is_decimal(words[2]),
-        _ => false,
+    if words.len() == 2 && words[0] == "pong" {
+        return true;
     }
+    check_line(Stream::Stdout, line).is_ok()
 }
 
 /// The GGF board text (`BO[8 ...]` contents) of a position.

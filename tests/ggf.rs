@@ -2,11 +2,13 @@
 //! right final position, invalid ones that must be refused without a panic, clock arithmetic,
 //! and write-then-read round trips.
 
+mod common;
+
+use common::START_BO;
+
 use tsuru::board::{notation, Board, Color, Move};
 use tsuru::formats::ggf::{GgfGame, GgfMove};
 use tsuru::rng::Rng;
-
-const START_BO: &str = "BO[8 ---------------------------O*------*O--------------------------- *]";
 
 /// The position reached by playing a transcript from the start position.
 fn after(transcript: &str) -> Board {

@@ -4,7 +4,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{gtp, Engine, Stream, TIMEOUT};
+use common::positions::score_text;
+use common::{gtp, Engine, Stream, GRHINO, PROMPT, TIMEOUT};
 use tsuru::board::{notation, Board, Color, Move};
 use tsuru::rng::Rng;
 
@@ -21,23 +22,9 @@ fn ok(engine: &mut Engine, command: &str) -> String {
     text
 }
 
-fn score_text(board: &Board) -> String {
-    let score = board.final_score(Color::Black);
-    match score.signum() {
-        1 => format!("B+{score}"),
-        -1 => format!("W+{}", -score),
-        _ => "0".into(),
-    }
-}
-
 /// Every stdout line of the session forms `=`/`?` blocks ended by exactly one empty line.
 fn check_framing(engine: &Engine) {
-    let lines: Vec<&str> = engine
-        .transcript
-        .iter()
-        .filter(|(stream, _)| *stream == Stream::Stdout)
-        .map(|(_, line)| line.as_str())
-        .collect();
+    let lines = engine.lines_of(Stream::Stdout);
     let mut at_block_start = true;
     for line in lines {
         assert!(line.is_ascii());
@@ -314,8 +301,6 @@ fn command_line_help_version_and_errors() {
     }
 }
 
-const GRHINO: &str = "/usr/games/gtp-rhino";
-
 /// Plays one game between tsuru and GRhino with a referee that keeps its own board, checks
 /// every move and sends only implied passes (GRhino refuses explicit ones). Returns the
 /// referee's final board.
@@ -379,10 +364,6 @@ fn full_games_against_grhino() {
 }
 
 // ---- robustness (issue 18) -----------------------------------------------------------------
-
-/// How soon the engine must stop: the issue's 1 s, plus a margin for a loaded 2-core CI
-/// machine.
-const PROMPT: Duration = Duration::from_secs(3);
 
 /// A level-30 `genmove` (minutes of search from the start position), surely under way.
 fn deep_genmove() -> Engine {
@@ -534,12 +515,7 @@ fn absurd_clock_values_do_not_crash_genmove() {
                 assert!(Board::start().is_legal(mv), "{answer:?} after {setup:?}");
                 assert_eq!(engine.next_line(TIMEOUT).as_deref(), Some(""));
                 assert_eq!(ok(&mut engine, "name"), "tsuru", "alive after {setup:?}");
-                let stderr: Vec<&String> = engine
-                    .transcript
-                    .iter()
-                    .filter(|(stream, _)| *stream == Stream::Stderr)
-                    .map(|(_, line)| line)
-                    .collect();
+                let stderr = engine.lines_of(Stream::Stderr);
                 assert!(
                     stderr.iter().all(|l| !l.contains("panicked")),
                     "{setup:?}: {stderr:?}"

@@ -1,14 +1,16 @@
 //! `tsuru match` run as a user runs it: tsuru against itself over both protocols, against
 //! GRhino, and against misbehaving fake engines (`tests/fixtures/engines/faulty.sh`).
 
+mod common;
+
+use common::{GRHINO, TSURU};
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use tsuru::board::Color;
 use tsuru::formats::ggf::GgfGame;
 
-const TSURU: &str = env!("CARGO_BIN_EXE_tsuru");
-const GRHINO: &str = "/usr/games/gtp-rhino";
 /// The misbehaving fake engine (its first argument says how it misbehaves).
 const FAULTY: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

@@ -5,85 +5,14 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Engine, Stream, TIMEOUT};
+use common::nboard::check_line;
+use common::{Engine, Stream, PROMPT, START_BO, TIMEOUT};
 use tsuru::board::{notation, Board, Color, Move};
 use tsuru::formats::ggf::{GgfGame, GgfMove};
 use tsuru::rng::Rng;
 
-const START_BO: &str = "BO[8 ---------------------------O*------*O--------------------------- *]";
-
 fn game(moves: &str) -> String {
     format!("(;GM[Othello]PC[NBoard]DT[2024-05-01 10:00:00 GMT]PB[alice]PW[OurEngine]RE[?]TI[5:00]TY[8]{START_BO}{moves};)")
-}
-
-// ---- the grammar NBoard's parser accepts -------------------------------------------------
-
-fn is_decimal(text: &str) -> bool {
-    let body = text.strip_prefix(['+', '-']).unwrap_or(text);
-    let (whole, fraction) = body.split_once('.').unwrap_or((body, "0"));
-    !whole.is_empty()
-        && whole.bytes().all(|b| b.is_ascii_digit())
-        && !fraction.is_empty()
-        && fraction.bytes().all(|b| b.is_ascii_digit())
-}
-
-fn is_move(text: &str) -> bool {
-    let lower = text.to_ascii_lowercase();
-    if lower.starts_with("pa") || lower.starts_with("--") {
-        return true;
-    }
-    let b = lower.as_bytes();
-    b.len() >= 2 && (b'a'..=b'h').contains(&b[0]) && (b'1'..=b'8').contains(&b[1])
-}
-
-fn is_depth(text: &str) -> bool {
-    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
-    digits > 0 && !text.contains('@')
-}
-
-/// Why NBoard would reject (or we refuse to print) a line, or `Ok`.
-fn check_line(stream: Stream, line: &str) -> Result<(), String> {
-    if !line.is_ascii() {
-        return Err("non-ASCII character".into());
-    }
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let Some(&first) = words.first() else {
-        return Ok(());
-    };
-    let ok = match first {
-        "set" => words.len() == 3 && words[1] == "myname",
-        "pong" => words.len() == 2 && words[1].parse::<i64>().is_ok(),
-        "status" => true,
-        "learned" => words.len() == 1,
-        "nodestats" => {
-            words.len() == 3 && words[1].bytes().all(|b| b.is_ascii_digit()) && is_decimal(words[2])
-        }
-        "search" | "book" => {
-            words.len() >= 5
-                && is_move(words[1])
-                && is_decimal(words[2])
-                && words[3].parse::<u64>().is_ok()
-                && (first == "book" || words[3] == "0")
-                && is_depth(words[4])
-        }
-        "===" => {
-            words.len() == 2 && {
-                let mut parts = words[1].split('/');
-                is_move(parts.next().unwrap_or(""))
-                    && parts.next().is_none_or(|e| e.is_empty() || is_decimal(e))
-                    && parts.next().is_none_or(is_decimal)
-                    && parts.next().is_none()
-            }
-        }
-        "analysis" => words.len() == 3 && words[1].parse::<u32>().is_ok() && is_decimal(words[2]),
-        // NBoard ignores other first words; our stdout must not carry any.
-        _ => stream == Stream::Stderr,
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err("malformed".into())
-    }
 }
 
 /// Checks everything the engine printed, stdout and stderr merged.
@@ -110,6 +39,7 @@ fn the_checker_rejects_what_nboard_rejects() {
         "=== Z9",
         "status caf\u{e9}",
         "hello",
+        "",
     ] {
         assert!(check_line(Stream::Stdout, bad).is_err(), "{bad:?} accepted");
     }
@@ -516,10 +446,6 @@ fn end_of_input_ends_the_engine() {
 
 // ---- robustness (issue 18) -----------------------------------------------------------------
 
-/// How soon the engine must stop: the issue's 1 s, plus a margin for a loaded 2-core CI
-/// machine.
-const PROMPT: Duration = Duration::from_secs(3);
-
 /// A seeded random game of up to `plies` moves (passes included) as GGF move tags, and the
 /// position it reaches.
 fn random_game(seed: u64, plies: usize) -> (String, Board) {
@@ -740,12 +666,7 @@ fn non_ascii_input_is_escaped_in_the_log() {
     ping(&mut engine, 1);
     engine.close();
     assert_eq!(engine.wait_exit(Duration::from_secs(10)), Some(0));
-    let stderr: Vec<&String> = engine
-        .transcript
-        .iter()
-        .filter(|(stream, _)| *stream == Stream::Stderr)
-        .map(|(_, line)| line)
-        .collect();
+    let stderr = engine.lines_of(Stream::Stderr);
     assert!(
         stderr.iter().all(|l| l.is_ascii()),
         "non-ASCII on stderr: {stderr:?}"

@@ -1,6 +1,9 @@
 //! The midgame search against known truth: a plain fixed-depth negamax with the same
 //! evaluation, table on/off, determinism, multi-PV, exact endgames, passes and stopping.
 
+mod common;
+
+use common::positions::{minimax, random_position};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,21 +46,6 @@ fn negamax(board: &mut Board, depth: u32) -> i32 {
     best
 }
 
-fn random_position(rng: &mut Rng, plies: u64) -> Board {
-    let mut board = Board::start();
-    for _ in 0..plies {
-        let moves = board.legal_moves();
-        if moves != 0 {
-            board.make_move(rng.pick(moves));
-        } else if board.opponent_has_legal_move() {
-            board.make_pass();
-        } else {
-            break;
-        }
-    }
-    board.without_history()
-}
-
 /// Fixed-depth, midgame-only limits (no solver at the root).
 fn depth_limits(depth: u32) -> SearchLimits {
     SearchLimits {
@@ -88,8 +76,8 @@ fn fixed_depth_scores_equal_plain_negamax() {
     let mut rng = Rng::new(31);
     let mut search = exact_search(8);
     for i in 0..160 {
-        let plies = rng.below(61);
-        let board = random_position(&mut rng, plies);
+        let empties = 60 - rng.below(61) as u32;
+        let board = random_position(&mut rng, empties);
         if board.is_game_over() {
             continue;
         }
@@ -111,8 +99,8 @@ fn the_table_does_not_change_fixed_depth_scores() {
     let mut without = exact_search(8);
     without.set_table_enabled(false);
     for _ in 0..12 {
-        let plies = 10 + rng.below(30);
-        let board = random_position(&mut rng, plies);
+        let empties = 50 - rng.below(30) as u32;
+        let board = random_position(&mut rng, empties);
         if board.is_game_over() {
             continue;
         }
@@ -128,7 +116,7 @@ fn the_table_does_not_change_fixed_depth_scores() {
 fn a_stopped_search_returns_a_legal_move() {
     let mut rng = Rng::new(41);
     for delay in [0, 5, 30] {
-        let board = random_position(&mut rng, 12);
+        let board = random_position(&mut rng, 48);
         let stop = Arc::new(AtomicBool::new(false));
         let raiser = {
             let stop = Arc::clone(&stop);
@@ -151,7 +139,7 @@ fn a_stopped_search_returns_a_legal_move() {
 
 #[test]
 fn node_counts_are_deterministic() {
-    let board = random_position(&mut Rng::new(43), 14);
+    let board = random_position(&mut Rng::new(43), 46);
     let mut search = Search::new(8);
     let first = search_to(&mut search, &board, &depth_limits(8));
     search.clear();
@@ -166,8 +154,8 @@ fn multi_pv_lines_are_sorted_and_each_score_is_right() {
     let mut rng = Rng::new(47);
     let mut search = exact_search(8);
     for _ in 0..10 {
-        let plies = 8 + rng.below(30);
-        let board = random_position(&mut rng, plies);
+        let empties = 52 - rng.below(30) as u32;
+        let board = random_position(&mut rng, empties);
         if board.is_game_over() || !board.has_legal_move() {
             continue;
         }
@@ -205,18 +193,14 @@ fn multi_pv_lines_are_sorted_and_each_score_is_right() {
     }
 }
 
-fn minimax(board: &mut Board) -> i32 {
-    negamax(board, 64) / UNITS_PER_DISC
-}
-
 #[test]
 fn endgame_roots_are_exact() {
     let mut rng = Rng::new(53);
     let mut search = Search::new(8);
     let mut tested = 0;
     while tested < 60 {
-        let plies = 51 + rng.below(9);
-        let board = random_position(&mut rng, plies);
+        let empties = 9 - rng.below(9) as u32;
+        let board = random_position(&mut rng, empties);
         if board.is_game_over() {
             continue;
         }
@@ -317,8 +301,8 @@ fn probcut_prunes_and_stays_close_to_the_full_search() {
     let (mut nodes_selective, mut nodes_full) = (0, 0);
     let (mut positions, mut same_move, mut error) = (0, 0, 0.0);
     while positions < 24 {
-        let plies = 12 + rng.below(28);
-        let board = random_position(&mut rng, plies);
+        let empties = 48 - rng.below(28) as u32;
+        let board = random_position(&mut rng, empties);
         if !board.has_legal_move() {
             continue;
         }
@@ -398,9 +382,9 @@ fn a_node_limit_stops_midgame_searches_and_solves() {
     // Every few thousand nodes the limit is checked; a selective pass's shallow searches run
     // between checks, so allow that much over.
     let slack = 40_000;
-    for (plies, level) in [(20, 60), (36, 20)] {
+    for (empties, level) in [(40, 60), (24, 20)] {
         let board = loop {
-            let board = random_position(&mut rng, plies);
+            let board = random_position(&mut rng, empties);
             if board.has_legal_move() {
                 break board;
             }
@@ -440,7 +424,7 @@ fn a_node_limit_stops_midgame_searches_and_solves() {
 fn the_hard_deadline_stops_a_solve() {
     // About 22 empties: the midgame iterations before the solve go 4 plies deep (quick), the
     // exact solve takes far longer than the 30 ms the deadline allows.
-    let board = random_position(&mut Rng::new(61), 38);
+    let board = random_position(&mut Rng::new(61), 22);
     assert!((20..=22).contains(&board.empties()) && board.has_legal_move());
     let limits = SearchLimits {
         time: Some(tsuru::search::TimeBudget {

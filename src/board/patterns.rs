@@ -96,9 +96,6 @@ pub const COPIES: usize = 54;
 /// that updating all of them is a few vector additions.
 pub const LANES: usize = COPIES.div_ceil(16) * 16;
 
-/// The most copies one square belongs to.
-const MAX_PER_SQUARE: usize = 12;
-
 /// One copy of a shape: which shape, and its squares in index order.
 #[derive(Clone, Debug)]
 pub struct Copy {
@@ -112,9 +109,7 @@ pub struct Copy {
 pub struct PatternTables {
     /// Every copy, grouped by shape in [`SHAPES`] order.
     pub copies: Vec<Copy>,
-    /// Per square: (copy, power of 3) for each copy containing it; unused slots have power 0.
-    pub by_square: [[(u8, u16); MAX_PER_SQUARE]; 64],
-    /// Per square: how many entries of `by_square` are used.
+    /// Per square: how many copies contain it.
     pub count: [u8; 64],
     /// Per square: its power of 3 in every copy (0 where the copy does not contain it).
     pub powers: [[u16; LANES]; 64],
@@ -167,24 +162,16 @@ pub fn pattern_tables() -> &'static PatternTables {
             }
         }
         assert_eq!(copies.len(), COPIES, "pattern copy count");
-        let mut by_square = [[(0u8, 0u16); MAX_PER_SQUARE]; 64];
         let mut count = [0u8; 64];
+        let mut powers = [[0u16; LANES]; 64];
         for (copy_index, copy) in copies.iter().enumerate() {
             for (position, sq) in copy.squares.iter().enumerate() {
-                let slot = &mut count[sq.index()];
-                by_square[sq.index()][*slot as usize] = (copy_index as u8, pow3(position) as u16);
-                *slot += 1;
-            }
-        }
-        let mut powers = [[0u16; LANES]; 64];
-        for sq in 0..64 {
-            for &(copy, power) in &by_square[sq][..count[sq] as usize] {
-                powers[sq][copy as usize] = power;
+                count[sq.index()] += 1;
+                powers[sq.index()][copy_index] = pow3(position) as u16;
             }
         }
         PatternTables {
             copies,
-            by_square,
             count,
             powers,
         }

@@ -5,6 +5,7 @@
 
 #![allow(dead_code)]
 
+pub mod nboard;
 pub mod positions;
 
 use std::io::{BufRead, BufReader, Write};
@@ -31,16 +32,30 @@ pub struct Engine {
 /// Default time to wait for an expected line.
 pub const TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How soon the engine must stop when told to (quit, end of input, an interrupting command):
+/// the robustness issue's 1 s, plus a margin for a loaded 2-core CI machine.
+pub const PROMPT: Duration = Duration::from_secs(3);
+
+/// The engine binary under test.
+pub const TSURU: &str = env!("CARGO_BIN_EXE_tsuru");
+
+/// GRhino, the real GTP peer engine some tests play against (installed by `.ci/run`).
+pub const GRHINO: &str = "/usr/games/gtp-rhino";
+
+/// The start position as a GGF board tag.
+pub const START_BO: &str =
+    "BO[8 ---------------------------O*------*O--------------------------- *]";
+
 impl Engine {
     /// Starts the engine with `args`.
     pub fn start(args: &[&str]) -> Engine {
-        Engine::start_program(env!("CARGO_BIN_EXE_tsuru"), args)
+        Engine::start_program(TSURU, args)
     }
 
     /// Starts the engine with `args` and environment changes: `(NAME, Some(value))` sets a
     /// variable, `(NAME, None)` removes it (e.g. `RUST_LOG`).
     pub fn start_with_env(args: &[&str], env: &[(&str, Option<&str>)]) -> Engine {
-        Engine::spawn(env!("CARGO_BIN_EXE_tsuru"), args, env)
+        Engine::spawn(TSURU, args, env)
     }
 
     /// Starts any program speaking over stdin/stdout (e.g. a peer engine).
@@ -194,13 +209,17 @@ impl Engine {
             Some(status) => format!("the engine has exited ({status})"),
             None => "the engine is still running".to_string(),
         };
-        let stderr: Vec<&str> = self
-            .transcript
-            .iter()
-            .filter(|(stream, _)| *stream == Stream::Stderr)
-            .map(|(_, line)| line.as_str())
-            .collect();
+        let stderr = self.lines_of(Stream::Stderr);
         format!("{status}; its stderr: {stderr:#?}")
+    }
+
+    /// The lines received so far from one stream, in order.
+    pub fn lines_of(&self, stream: Stream) -> Vec<&str> {
+        self.transcript
+            .iter()
+            .filter(|(from, _)| *from == stream)
+            .map(|(_, line)| line.as_str())
+            .collect()
     }
 
     /// The exit status if the process has ended, without waiting.

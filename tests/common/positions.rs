@@ -1,6 +1,7 @@
-//! Test positions.
+//! Test positions and their true values: random positions, brute-force minimax, and the
+//! GTP score text of a finished game.
 
-use tsuru::board::Board;
+use tsuru::board::{bits, Board, Color};
 use tsuru::rng::Rng;
 
 /// A position reached by random play from the start down to `empties` empty squares (or
@@ -16,4 +17,36 @@ pub fn random_position(rng: &mut Rng, empties: u32) -> Board {
         }
     }
     board.without_history()
+}
+
+/// Plain minimax of the final disc difference for the side to move: no pruning, no tables,
+/// no ordering (a pass is a move of its own).
+pub fn minimax(board: &mut Board) -> i32 {
+    let moves = board.legal_moves();
+    if moves == 0 {
+        if !board.opponent_has_legal_move() {
+            return board.final_score(board.side_to_move());
+        }
+        board.make_pass();
+        let value = -minimax(board);
+        board.undo();
+        return value;
+    }
+    let mut best = i32::MIN;
+    for square in bits::squares(moves) {
+        board.make_move(square);
+        best = best.max(-minimax(board));
+        board.undo();
+    }
+    best
+}
+
+/// The result of a finished game as GTP's `final_score` writes it: `B+12`, `W+3` or `0`.
+pub fn score_text(board: &Board) -> String {
+    let score = board.final_score(Color::Black);
+    match score.signum() {
+        1 => format!("B+{score}"),
+        -1 => format!("W+{}", -score),
+        _ => "0".into(),
+    }
 }

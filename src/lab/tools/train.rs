@@ -10,21 +10,23 @@
 //! error against the validation set's exact values per number of empty squares, beside that
 //! of evaluation v1. Every step is deterministic: same inputs, same weights file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
 
-use crate::board::{notation, Board, Color};
+use crate::board::{Board, Color};
 use crate::eval::pattern::{layout, PatternEval, Weights};
 use crate::eval::{Evaluation, SeedsEval};
+use crate::formats::validation;
+use crate::lab::parallel::map_chunks;
+use crate::lab::training::fit::{errors, fit_stage, FitConfig, StageFit};
+use crate::lab::training::games::{read_logbook, read_wthor_folder, Game};
+use crate::lab::training::positions::{fingerprint, PositionSet};
+use crate::lab::training::selfplay::read_file;
+use crate::lab::training::{label_game, relabel_results_by_solved, stage_samples, Labelled};
 use crate::search::endgame::{EndgameSolver, SolveMode};
-use crate::training::fit::{errors, fit_stage, FitConfig, StageFit};
-use crate::training::games::{read_logbook, read_wthor_folder, Game};
-use crate::training::positions::{fingerprint, PositionSet};
-use crate::training::selfplay::read_file;
-use crate::training::{label_game, relabel_results_by_solved, stage_samples, Labelled};
 
 /// The usage line shown by `--help`.
 pub const USAGE: &str =
@@ -198,38 +200,24 @@ fn labelled_positions(
 /// The labelled positions of `games` in game order, built on the configured threads
 /// (solving when `solve_empties > 0`); the result does not depend on the thread count.
 fn label_games(games: &[Game], options: &Options, solve_empties: u32) -> Vec<Labelled> {
-    let threads = options.fit.threads.max(1);
-    let chunk = games.len().div_ceil(threads).max(1);
-    let parts: Vec<Vec<Labelled>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = games
-            .chunks(chunk)
-            .enumerate()
-            .map(|(part, games)| {
-                scope.spawn(move || {
-                    let mut out = Vec::new();
-                    let mut solver = (solve_empties > 0).then(|| EndgameSolver::new(16));
-                    let started = Instant::now();
-                    for (i, game) in games.iter().enumerate() {
-                        label_game(game, solve_empties, solver.as_mut(), &mut out);
-                        if part == 0 && i % 10_000 == 9_999 {
-                            eprint!(
-                                "  {} of {} games ({:.0} s)   \r",
-                                i + 1,
-                                games.len(),
-                                started.elapsed().as_secs_f64()
-                            );
-                        }
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("labelling worker"))
-            .collect()
-    });
-    parts.concat()
+    map_chunks(games, options.fit.threads, |part, games| {
+        let mut out = Vec::new();
+        let mut solver = (solve_empties > 0).then(|| EndgameSolver::new(16));
+        let started = Instant::now();
+        for (i, game) in games.iter().enumerate() {
+            label_game(game, solve_empties, solver.as_mut(), &mut out);
+            if part == 0 && i % 10_000 == 9_999 {
+                eprint!(
+                    "  {} of {} games ({:.0} s)   \r",
+                    i + 1,
+                    games.len(),
+                    started.elapsed().as_secs_f64()
+                );
+            }
+        }
+        out
+    })
+    .concat()
 }
 
 /// Quantises fitted stages to Score units; an entry never seen in its stage takes the value
@@ -255,29 +243,9 @@ fn to_weights(fits: &[StageFit]) -> Weights {
     weights
 }
 
-/// Reads a validation file: lines `<board string> <score>`; `#` lines are comments.
-pub fn read_validation(path: &PathBuf) -> Result<Vec<(Board, i32)>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let mut positions = Vec::new();
-    for (number, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let parsed = (|| -> Result<(Board, i32)> {
-            let (board, score) = line.rsplit_once(' ').context("no score")?;
-            Ok((notation::parse_board(board)?, score.parse()?))
-        })()
-        .with_context(|| format!("{}:{}", path.display(), number + 1))?;
-        positions.push(parsed);
-    }
-    Ok(positions)
-}
-
 /// Prints the mean absolute error of `eval` and of evaluation v1 per number of empties.
-fn report_validation(path: &PathBuf, eval: &PatternEval) -> Result<()> {
-    let positions = read_validation(path)?;
+fn report_validation(path: &Path, eval: &PatternEval) -> Result<()> {
+    let positions = validation::read(path)?;
     let mut empties: Vec<u32> = positions.iter().map(|(b, _)| b.empties()).collect();
     empties.sort_unstable();
     empties.dedup();
@@ -331,11 +299,8 @@ fn make_validation(path: &PathBuf, games: &[Game]) -> Result<()> {
             let solution = solver
                 .solve(&mut board, SolveMode::Exact, &stop)
                 .context("solve stopped")?;
-            out.push_str(&format!(
-                "{} {:+}\n",
-                notation::board_to_string(&board),
-                solution.score
-            ));
+            out.push_str(&validation::line(&board, solution.score));
+            out.push('\n');
             found += 1;
         }
         eprintln!(
@@ -359,11 +324,8 @@ fn make_validation(path: &PathBuf, games: &[Game]) -> Result<()> {
         } else {
             -i32::from(black_value)
         };
-        out.push_str(&format!(
-            "{} {:+}\n",
-            notation::board_to_string(&board),
-            value
-        ));
+        out.push_str(&validation::line(&board, value));
+        out.push('\n');
         found += 1;
     }
     eprintln!("{found} positions with their recorded theoretical score");

@@ -20,53 +20,21 @@ pub mod engine;
 pub mod game;
 pub mod gtp;
 pub mod nboard;
-pub mod openings;
 pub mod sprt;
 pub mod stats;
 
 use std::fmt;
-use std::str::FromStr;
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
 use crate::board::{Color, Move};
+use crate::formats::openings::Opening;
+use crate::protocol::Protocol;
 pub use engine::EngineLog;
 use engine::EngineProcess;
 use game::GameOutcome;
-use openings::Opening;
-
-/// The protocol an engine speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Protocol {
-    /// Go Text Protocol 2 with Othello vertices.
-    Gtp,
-    /// NBoard protocol version 2.
-    Nboard,
-}
-
-impl FromStr for Protocol {
-    type Err = anyhow::Error;
-
-    /// `gtp` or `nboard`, in any case.
-    fn from_str(text: &str) -> Result<Protocol> {
-        match text.to_ascii_lowercase().as_str() {
-            "gtp" => Ok(Protocol::Gtp),
-            "nboard" => Ok(Protocol::Nboard),
-            _ => bail!("unknown protocol {text:?} (gtp or nboard)"),
-        }
-    }
-}
-
-impl fmt::Display for Protocol {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Protocol::Gtp => "gtp",
-            Protocol::Nboard => "nboard",
-        })
-    }
-}
 
 /// An engine as the user named it: a name for tables and records, the command line that
 /// starts it, and its protocol if known.

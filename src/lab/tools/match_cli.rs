@@ -1,5 +1,5 @@
 //! `tsuru match`: plays two engines against each other over GTP or NBoard and reports the
-//! result (see [`crate::referee`] for how games are played and judged).
+//! result (see [`crate::lab::referee`] for how games are played and judged).
 //!
 //! ```text
 //! tsuru match --engine tsuru="tsuru --gtp --level 2" --engine grhino="gtp-rhino -l 1" --games 4
@@ -17,7 +17,7 @@
 //! GRhino's strongest level, can so be played in several sittings.
 //!
 //! `--sprt ELO0,ELO1` runs a sequential probability ratio test on the colour-swapped pairs
-//! (see [`crate::referee::sprt`]): H1 says the first engine is `ELO1` stronger than the
+//! (see [`crate::lab::referee::sprt`]): H1 says the first engine is `ELO1` stronger than the
 //! second, H0 only `ELO0`. `--games` is then the most games to play (default
 //! [`SPRT_MAX_GAMES`]); the match starts no new pair once the log-likelihood ratio reaches a
 //! bound, and the table ends with the LLR, the bounds and the decision. `--resume` recomputes
@@ -32,12 +32,11 @@ use std::path::PathBuf;
 use anyhow::{bail, ensure, Context, Result};
 
 use crate::board::Color;
-use crate::referee::openings::{self, Opening};
-use crate::referee::sprt::{PairedSprt, Sprt};
-use crate::referee::stats::{EloEstimate, Tally};
-use crate::referee::{
-    self, EngineLog, EngineSpec, Flow, GameReport, Limits, MatchConfig, Protocol,
-};
+use crate::formats::openings::{self, Opening};
+use crate::lab::referee::sprt::{PairedSprt, Sprt};
+use crate::lab::referee::stats::{EloEstimate, Tally};
+use crate::lab::referee::{self, EngineLog, EngineSpec, Flow, GameReport, Limits, MatchConfig};
+use crate::protocol::Protocol;
 
 /// The most games of an SPRT match when `--games` does not say.
 pub const SPRT_MAX_GAMES: usize = 20_000;

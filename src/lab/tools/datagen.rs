@@ -9,7 +9,7 @@
 //! statistics beside them, see [`crate::eval::bundle`]) in their midgame searches and solves;
 //! the file's header records the weights' checksum, so the weights that made a file are known
 //! and a run is only continued with them.
-//! Games go one a line into `--out` (format: [`crate::training::selfplay`]). If the file
+//! Games go one a line into `--out` (format: [`crate::lab::training::selfplay`]). If the file
 //! exists, its header must match the settings and the run continues after the last game in
 //! it, so a run can be stopped at any point (at most the game in progress is lost) and
 //! restarted with the same command. `--first-index K` starts a new file at game K, so that
@@ -24,9 +24,9 @@ use anyhow::{bail, ensure, Context, Result};
 
 use super::{flag_pairs, whole_number};
 use crate::eval::EvalBundle;
+use crate::lab::training::selfplay::{play_game, read_file, SelfPlayConfig};
 use crate::search::endgame::EndgameSolver;
 use crate::search::Search;
-use crate::training::selfplay::{play_game, read_file, SelfPlayConfig};
 
 /// The usage line shown by `--help`.
 pub const USAGE: &str = "datagen --out FILE --games N [--seed S] [--depth D] \

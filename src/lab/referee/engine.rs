@@ -23,30 +23,26 @@ use super::{EngineSpec, Fault, FaultKind};
 use crate::protocol::input::{self, Input};
 use crate::protocol::output::ascii;
 
-/// Where engine traffic and engine stderr go: a file, or nowhere. Cheap to clone; lines from
+/// Where engine traffic and engine stderr go (a file, usually). Cheap to clone; lines from
 /// several threads never interleave within a line.
 #[derive(Clone)]
-pub struct EngineLog(Option<Arc<Mutex<Box<dyn Write + Send>>>>);
+pub struct EngineLog(Arc<Mutex<Box<dyn Write + Send>>>);
 
 impl EngineLog {
-    /// A log that discards everything.
-    pub fn discard() -> EngineLog {
-        EngineLog(None)
-    }
-
-    /// A log written to `sink` (a file, usually).
+    /// A log written to `sink`.
     pub fn new(sink: Box<dyn Write + Send>) -> EngineLog {
-        EngineLog(Some(Arc::new(Mutex::new(sink))))
+        EngineLog(Arc::new(Mutex::new(sink)))
     }
 
     /// Writes one line, made ASCII.
     pub fn line(&self, text: &str) {
-        if let Some(sink) = &self.0 {
-            let mut sink = sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            // A full disk must not stop a match: the log is a diagnostic.
-            let _ = writeln!(sink, "{}", ascii(text));
-            let _ = sink.flush();
-        }
+        let mut sink = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        // A full disk must not stop a match: the log is a diagnostic.
+        let _ = writeln!(sink, "{}", ascii(text));
+        let _ = sink.flush();
     }
 }
 

@@ -21,7 +21,7 @@
 //! With `--endgame`, the statistics of the solver's selective passes instead: the exact values
 //! of a validation set regressed on shallow searches (see `run_endgame`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -31,6 +31,9 @@ use super::{flag_pairs, whole_number};
 use crate::board::Board;
 use crate::eval::pattern::{stage_of, PatternEval};
 use crate::eval::EvalBundle;
+use crate::formats::validation;
+use crate::lab::parallel::map_with_state;
+use crate::lab::training::games::read_wthor_folder;
 use crate::rng::Rng;
 use crate::search::endgame::EndgameSolver;
 use crate::search::probcut::{
@@ -38,8 +41,6 @@ use crate::search::probcut::{
     MIN_DEPTH,
 };
 use crate::search::{Depth, Search, SearchLimits};
-use crate::tools::train::read_validation;
-use crate::training::games::read_wthor_folder;
 
 /// The usage line shown by `--help`.
 pub const USAGE: &str = "probcut [--eval-file WEIGHTS] [--wthor DIR] [--positions N] \
@@ -91,7 +92,7 @@ pub fn run(args: &[String]) -> Result<()> {
     );
 
     // Every position's root value at each depth (index = depth), searched in parallel.
-    let values: Vec<Vec<i32>> = in_parallel(
+    let values: Vec<Vec<i32>> = map_with_state(
         &positions,
         options.threads,
         || (),
@@ -141,7 +142,11 @@ pub fn run(args: &[String]) -> Result<()> {
 
 /// `count` positions from `games`: for each, a target number of empties spread evenly over
 /// 14..=58, then a seeded game that reaches it.
-fn choose_positions(games: &[crate::training::games::Game], count: usize, seed: u64) -> Vec<Board> {
+fn choose_positions(
+    games: &[crate::lab::training::games::Game],
+    count: usize,
+    seed: u64,
+) -> Vec<Board> {
     let mut rng = Rng::new(seed);
     let mut out = Vec::with_capacity(count);
     let mut attempts = 0;
@@ -197,16 +202,16 @@ fn depth_values(board: &Board, bundle: &EvalBundle) -> Vec<i32> {
 /// statistics file of [`EndgameCuts`], with the mean nodes of each shallow search as a
 /// comment.
 fn run_endgame(
-    path: &PathBuf,
+    path: &Path,
     bundle: &EvalBundle,
     options: &Options,
     started: Instant,
 ) -> Result<()> {
-    let positions = read_validation(path)?;
+    let positions = validation::read(path)?;
     ensure!(!positions.is_empty(), "no positions in {}", path.display());
     let depths = MAX_ENDGAME_SHALLOW as usize + 1;
     // For every position, (value, nodes) at each shallow depth.
-    let searched: Vec<Vec<(i32, u64)>> = in_parallel(
+    let searched: Vec<Vec<(i32, u64)>> = map_with_state(
         &positions,
         options.threads,
         || {
@@ -265,35 +270,6 @@ fn run_endgame(
     }
     EndgameCuts::parse(&text).context("the statistics just measured do not parse")?;
     write_out(&text, options, started)
-}
-
-/// `job` applied to every item, in order, on `threads` threads over fixed chunks; each
-/// thread keeps its own state from `start`.
-fn in_parallel<T: Sync, S, R: Send>(
-    items: &[T],
-    threads: usize,
-    start: impl Fn() -> S + Sync,
-    job: impl Fn(&mut S, &T) -> R + Sync,
-) -> Vec<R> {
-    let chunk = items.len().div_ceil(threads.max(1)).max(1);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| {
-                let (start, job) = (&start, &job);
-                scope.spawn(move || {
-                    let mut state = start();
-                    part.iter()
-                        .map(|item| job(&mut state, item))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a search thread panicked"))
-            .collect()
-    })
 }
 
 /// Writes the statistics to `--out`, or else to stdout.

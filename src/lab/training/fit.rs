@@ -10,6 +10,7 @@
 //! fixed chunks and summed in a fixed order, so a fit is deterministic.
 
 use super::Sample;
+use crate::lab::parallel::map_chunks;
 
 /// Fitting settings.
 #[derive(Clone, Copy, Debug)]
@@ -117,33 +118,19 @@ pub fn fit_stage(
     };
     let mut velocity = vec![0.0f32; total];
     let mut bias_velocity = 0.0f32;
-    let threads = config.threads.max(1);
-    let chunk = samples.len().div_ceil(threads);
     for epoch in 0..config.epochs {
-        let partials: Vec<(Vec<f32>, f64, f64)> = std::thread::scope(|scope| {
-            let handles: Vec<_> = samples
-                .chunks(chunk)
-                .map(|part| {
-                    let weights = &weights;
-                    scope.spawn(move || {
-                        let mut gradient = vec![0.0f32; total];
-                        let (mut sum, mut sq) = (0.0f64, 0.0f64);
-                        for sample in part {
-                            let e = sample.label - predict(sample, weights, bias);
-                            for &f in &sample.features {
-                                gradient[f as usize] += e;
-                            }
-                            sum += f64::from(e);
-                            sq += f64::from(e) * f64::from(e);
-                        }
-                        (gradient, sum, sq)
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("fit worker"))
-                .collect()
+        let partials = map_chunks(samples, config.threads, |_, part| {
+            let mut gradient = vec![0.0f32; total];
+            let (mut sum, mut sq) = (0.0f64, 0.0f64);
+            for sample in part {
+                let e = sample.label - predict(sample, &weights, bias);
+                for &f in &sample.features {
+                    gradient[f as usize] += e;
+                }
+                sum += f64::from(e);
+                sq += f64::from(e) * f64::from(e);
+            }
+            (gradient, sum, sq)
         });
         let mut gradient = vec![0.0f32; total];
         let (mut sum, mut sq) = (0.0f64, 0.0f64);
