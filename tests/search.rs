@@ -13,7 +13,7 @@ use tsuru::eval::bundle::Evaluator;
 use tsuru::eval::{EvalBundle, Evaluation};
 use tsuru::rng::Rng;
 use tsuru::score::{Score, UNITS_PER_DISC};
-use tsuru::search::{Depth, Search, SearchLimits};
+use tsuru::search::{Depth, Search, SearchLimits, TimeBudget};
 
 /// The shipped evaluation, loaded once.
 fn shipped() -> &'static Evaluator {
@@ -422,15 +422,18 @@ fn a_node_limit_stops_midgame_searches_and_solves() {
 /// search, with no watchdog thread to raise a flag for it.
 #[test]
 fn the_hard_deadline_stops_a_solve() {
-    // About 22 empties: the midgame iterations before the solve go 4 plies deep (quick), the
-    // exact solve takes far longer than the 30 ms the deadline allows.
-    let board = random_position(&mut Rng::new(61), 22);
-    assert!((20..=22).contains(&board.empties()) && board.has_legal_move());
+    // 24 empties: a 0.7 s clock affords the solve (its first pass is expected within 0.3 s),
+    // the midgame iterations before it go 6 plies deep (quick), and the exact solve takes far
+    // longer than the deadline allows.
+    let board = random_position(&mut Rng::new(61), 24);
+    assert!(board.empties() == 24 && board.has_legal_move());
+    let budget = TimeBudget {
+        soft: Duration::from_secs(3600),
+        hard: Duration::from_millis(700),
+    };
+    assert!(budget.affords_solve(24));
     let limits = SearchLimits {
-        time: Some(tsuru::search::TimeBudget {
-            soft: Duration::from_secs(3600),
-            hard: Duration::from_millis(30),
-        }),
+        time: Some(budget),
         ..SearchLimits::for_level(60)
     };
     let mut search = Search::new(16);
@@ -439,17 +442,40 @@ fn the_hard_deadline_stops_a_solve() {
     assert!(board.is_legal(result.best), "{} in {board:?}", result.best);
     // The midgame iterations completed: it was the solver that the deadline stopped.
     assert!(
-        matches!(result.depth, Depth::Plies(4) | Depth::Probable(_)),
+        matches!(result.depth, Depth::Plies(6) | Depth::Probable(_)),
         "{:?}",
         result.depth
     );
-    // Without the deadline the solve needs more than 5 million nodes, far more than any
-    // machine searches in 30 ms.
+    // Without the clock the solve needs more than 30 million nodes, more than any machine
+    // searches in 0.7 s.
     let nodes = SearchLimits {
         time: None,
-        nodes: Some(5_000_000),
+        nodes: Some(30_000_000),
         ..limits
     };
     search.clear();
     assert!(!search_to(&mut search, &board, &nodes).completed);
+}
+
+/// Under a clock too short for the solver's first pass, the midgame search deepens past the
+/// depth it stops at before a solve (`empties - 18`, at least 4) and the solver is not
+/// started: the result is the midgame depth limit, reached long before the deadline.
+#[test]
+fn a_clock_too_short_for_a_solve_deepens_the_midgame_instead() {
+    let board = random_position(&mut Rng::new(61), 24);
+    // 0.5 s: the first pass at 24 empties is expected to take 0.3 s, more than half of it.
+    let budget = TimeBudget {
+        soft: Duration::from_millis(500),
+        hard: Duration::from_millis(500),
+    };
+    assert!(!budget.affords_solve(24));
+    let limits = SearchLimits {
+        depth: Some(7),
+        time: Some(budget),
+        ..SearchLimits::for_level(60)
+    };
+    let mut search = Search::new(16);
+    let result = search_to(&mut search, &board, &limits);
+    assert_eq!(result.depth, Depth::Plies(7));
+    assert!(!result.completed);
 }
