@@ -39,9 +39,24 @@
 //! #45-#49 from 2076 M nodes to 1081 M, #40-#44 from 152 M to 95 M, and FFO #20-#39 from 136
 //! M to 115 M (roots from 18 empties). One 73 % pass alone did as well on node counts, but
 //! the four passes give a GUI a probable answer early, and each cost little.
+//!
+//! **Threads** ([`EndgameSolver::set_threads`]; one by default). A root of at least
+//! [`PARALLEL_MIN_EMPTIES`] empties is solved on every thread, lazy SMP style: helpers run the
+//! same solve (passes, then exact) on their own boards and state, sharing only the table, and
+//! the answer is this thread's. That is sound because every entry is a true bound of its own
+//! kind whichever thread wrote it: exact entries are tagged [`SOLVED_DEPTH`], a selective
+//! pass's with its level, and a pass takes for cutoffs only entries at least as confident as
+//! itself, so an exact search never uses a selective bound. The threads drift apart as they
+//! run, and each then finds in the table subtrees the other has finished: on FFO #1-#39,
+//! two threads took the leading thread to about half the nodes of one thread alone, for a few
+//! per cent more nodes in all. A multi-PV solve ([`EndgameSolver::solve_all`]) instead deals
+//! the root moves out to the threads, one at a time.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use super::ordering::{self, SQUARE_ORDER};
-use super::stop::StopCheck;
+use super::stop::{NodeCounts, StopCheck};
 use super::tt::{Bound, Entry, TranspositionTable, SOLVED_DEPTH};
 use crate::board::{bits, Board, Move, Square};
 use crate::eval::{EvalBundle, Evaluation};
@@ -88,6 +103,10 @@ const PROBCUT_MIN_EMPTIES: u32 = ordering::EVAL_ORDER_EMPTIES;
 /// [`SOLVED_DEPTH`] (exact) and above any midgame depth.
 const SELECTIVE_TAG: u8 = SOLVED_DEPTH - 1 - SELECTIVE_LEVELS.len() as u8;
 
+/// Roots with at least this many empties are solved on every thread
+/// ([`EndgameSolver::set_threads`]); smaller ones take too little time to share.
+pub const PARALLEL_MIN_EMPTIES: u32 = 14;
+
 /// Nodes between two looks at the stop check.
 const POLL_INTERVAL: u64 = 4096;
 
@@ -114,9 +133,13 @@ pub struct Solution {
     pub nodes: u64,
 }
 
-/// An exact solver with its own transposition table.
+/// An exact solver with its own transposition table (shared with its helper threads).
 pub struct EndgameSolver {
-    tt: TranspositionTable,
+    tt: Arc<TranspositionTable>,
+    /// Threads a root solve uses, this one included.
+    threads: usize,
+    /// The running node counts of the threads of the root solve in progress.
+    counts: Arc<NodeCounts>,
     nodes: u64,
     next_poll: u64,
     stopped: bool,
@@ -147,7 +170,9 @@ impl EndgameSolver {
     /// A solver whose table uses at most `hash_mb` MiB, with the shipped evaluation bundle.
     pub fn new(hash_mb: usize) -> EndgameSolver {
         EndgameSolver {
-            tt: TranspositionTable::new(hash_mb),
+            tt: Arc::new(TranspositionTable::new(hash_mb)),
+            threads: 1,
+            counts: Arc::new(NodeCounts::new(1)),
             nodes: 0,
             next_poll: POLL_INTERVAL,
             stopped: false,
@@ -170,7 +195,38 @@ impl EndgameSolver {
 
     /// Empties the transposition table.
     pub fn clear(&mut self) {
-        self.tt.clear();
+        // Helpers share the table only while a solve runs, and none is running now.
+        Arc::get_mut(&mut self.tt)
+            .expect("no helper holds the table between searches")
+            .clear();
+    }
+
+    /// Solves roots of at least [`PARALLEL_MIN_EMPTIES`] empties on `threads` threads (at
+    /// least 1): this one and helpers sharing the table. With one thread the solver searches
+    /// exactly as it always did.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+        self.counts = Arc::new(NodeCounts::new(self.threads));
+    }
+
+    /// The running node counts of the threads of a root solve ([`EndgameSolver::solve`] and
+    /// the like), for a progress display; reset when a solve starts.
+    pub fn progress(&self) -> Arc<NodeCounts> {
+        Arc::clone(&self.counts)
+    }
+
+    /// A solver for a helper thread: the same table and evaluation, its own state.
+    pub(crate) fn helper(&self) -> EndgameSolver {
+        EndgameSolver {
+            tt: Arc::clone(&self.tt),
+            threads: 1,
+            counts: Arc::new(NodeCounts::new(1)),
+            nodes: 0,
+            next_poll: POLL_INTERVAL,
+            stopped: false,
+            level: None,
+            bundle: self.bundle.clone(),
+        }
     }
 
     /// Nodes searched since creation or the last [`EndgameSolver::reset_nodes`].
@@ -246,9 +302,63 @@ impl EndgameSolver {
     ) -> Option<Solution> {
         self.stopped = false;
         self.tt.new_generation();
-        let solution = self.solve_root(board, mode, &stop.into(), on_pass);
+        let counts = Arc::clone(&self.counts);
+        counts.reset();
+        let stop = stop.into().with_counts(&counts, 0);
+        let solution = if self.threads > 1 && board.empties() >= PARALLEL_MIN_EMPTIES {
+            self.solve_parallel(board, mode, &stop, &counts, on_pass)
+        } else {
+            self.solve_root(board, mode, &stop, on_pass)
+        };
         self.level = None;
         solution
+    }
+
+    /// [`EndgameSolver::solve_root`] on every thread: the helpers solve the same root
+    /// (selective passes, then exactly) on their own boards, sharing only the table, until
+    /// this thread has its answer. The answer is this thread's, as exact as ever: every table
+    /// entry is a sound bound of its own kind (selective entries are tagged with their level
+    /// and never taken by a more confident pass, see [`EndgameSolver::tag`]), whichever thread
+    /// wrote it.
+    fn solve_parallel(
+        &mut self,
+        board: &mut Board,
+        mode: SolveMode,
+        stop: &StopCheck,
+        counts: &NodeCounts,
+        on_pass: &mut dyn FnMut(&ProbableSolution),
+    ) -> Option<Solution> {
+        let mut helpers: Vec<EndgameSolver> = (1..self.threads).map(|_| self.helper()).collect();
+        let helpers_stop = AtomicBool::new(false);
+        let start_nodes = self.nodes;
+        let solution = std::thread::scope(|scope| {
+            for (i, helper) in helpers.iter_mut().enumerate() {
+                let mut board = board.clone();
+                let stop = stop.for_helper(&helpers_stop).with_counts(counts, i + 1);
+                scope.spawn(move || {
+                    helper.solve_root(&mut board, mode, &stop, &mut |_| {});
+                });
+            }
+            // The passes' node counts are every thread's (the helpers' as of their last polls).
+            let solution = self.solve_root(board, mode, stop, &mut |pass| {
+                let mut pass = pass.clone();
+                pass.solution.nodes += counts.total() - counts.get(0);
+                on_pass(&pass)
+            });
+            helpers_stop.store(true, Ordering::Relaxed);
+            solution
+        });
+        let helper_nodes: u64 = helpers.iter().map(|h| h.nodes).sum();
+        log::debug!(
+            "parallel solve: {} nodes on the leading thread, {helper_nodes} on {} helpers",
+            self.nodes - start_nodes,
+            helpers.len()
+        );
+        self.nodes += helper_nodes;
+        solution.map(|s| Solution {
+            nodes: s.nodes + helper_nodes,
+            ..s
+        })
     }
 
     fn solve_root(
@@ -445,18 +555,112 @@ impl EndgameSolver {
             board.undo();
             return (!self.stopped).then(|| vec![(Move::Pass, clip(value, mode))]);
         }
+        let moves: Vec<Square> = bits::squares(board.legal_moves()).collect();
         let mut out = Vec::new();
-        for square in bits::squares(board.legal_moves()) {
+        if self.threads > 1 && moves.len() > 1 && board.empties() >= PARALLEL_MIN_EMPTIES {
+            let mut values = self.values_parallel(board, &moves, alpha, beta, stop)?;
+            // Board order, as one thread gives them, whichever thread solved which.
+            values.sort_unstable_by_key(|&(i, _)| i);
+            for (i, value) in values {
+                out.push((Move::Play(moves[i]), clip(value, mode)));
+            }
+        } else {
+            for square in moves {
+                board.make_move(square);
+                let value = -self.node(board, -beta, -alpha, stop);
+                board.undo();
+                if self.stopped {
+                    return None;
+                }
+                out.push((Move::Play(square), clip(value, mode)));
+            }
+        }
+        out.sort_by_key(|&(_, value)| std::cmp::Reverse(value));
+        Some(out)
+    }
+
+    /// The values of `moves` of the root `board` within `(alpha, beta)`, on every thread:
+    /// each thread solves the next move nobody has taken, until none is left. This thread
+    /// also watches the stop check while it waits for the others, and stops them with it.
+    /// Returns `(index in moves, value)` pairs; `None` if stopped.
+    fn values_parallel(
+        &mut self,
+        board: &Board,
+        moves: &[Square],
+        alpha: i32,
+        beta: i32,
+        stop: &StopCheck,
+    ) -> Option<Vec<(usize, i32)>> {
+        let counts = Arc::clone(&self.counts);
+        counts.reset();
+        let stop = stop.with_counts(&counts, 0);
+        let mut helpers: Vec<EndgameSolver> = (1..self.threads).map(|_| self.helper()).collect();
+        let quit = AtomicBool::new(false);
+        let next = AtomicUsize::new(0);
+        let values = std::thread::scope(|scope| {
+            let handles: Vec<_> = helpers
+                .iter_mut()
+                .enumerate()
+                .map(|(i, helper)| {
+                    let stop = stop.for_helper(&quit).with_counts(&counts, i + 1);
+                    let (mut board, next) = (board.clone(), &next);
+                    scope.spawn(move || {
+                        helper.take_moves(&mut board, moves, next, alpha, beta, &stop)
+                    })
+                })
+                .collect();
+            let mut board = board.clone();
+            let mut values = self.take_moves(&mut board, moves, &next, alpha, beta, &stop);
+            // Poll for the caller while the helpers finish their moves.
+            while values.is_some() && !handles.iter().all(|h| h.is_finished()) {
+                if stop.should_stop(self.nodes) {
+                    values = None;
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            if values.is_none() {
+                quit.store(true, Ordering::Relaxed);
+            }
+            for handle in handles {
+                let theirs = handle.join().expect("a solver thread panicked");
+                values = values.zip(theirs).map(|(mut mine, theirs)| {
+                    mine.extend(theirs);
+                    mine
+                });
+            }
+            values
+        });
+        self.nodes += helpers.iter().map(|h| h.nodes).sum::<u64>();
+        self.stopped = values.is_none();
+        values
+    }
+
+    /// Takes the next of `moves` (`next` counts those taken by every thread) and solves it
+    /// within `(alpha, beta)`, until none is left: `(index, value)` pairs, `None` if stopped.
+    fn take_moves(
+        &mut self,
+        board: &mut Board,
+        moves: &[Square],
+        next: &AtomicUsize,
+        alpha: i32,
+        beta: i32,
+        stop: &StopCheck,
+    ) -> Option<Vec<(usize, i32)>> {
+        let mut values = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&square) = moves.get(i) else {
+                return Some(values);
+            };
             board.make_move(square);
             let value = -self.node(board, -beta, -alpha, stop);
             board.undo();
             if self.stopped {
                 return None;
             }
-            out.push((Move::Play(square), clip(value, mode)));
+            values.push((i, value));
         }
-        out.sort_by_key(|&(_, value)| std::cmp::Reverse(value));
-        Some(out)
     }
 
     /// Appends best play from `board`, whose exact value is `value`, to `pv`.
