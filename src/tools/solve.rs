@@ -35,7 +35,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut file = None;
     let mut mode = SolveMode::Exact;
     let mut hash_mb = DEFAULT_HASH_MB;
-    let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut threads = crate::config::default_threads();
     let mut first = None;
     let mut last = None;
     let mut i = 0;
