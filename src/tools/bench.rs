@@ -62,7 +62,10 @@ pub fn run(args: &[String]) -> Result<()> {
         match args[i].as_str() {
             "--hash" => hash_mb = value?.parse().context("--hash needs a number")?,
             "--depth-offset" => offset = value?.parse().context("--depth-offset needs a number")?,
-            "--threads" => threads = value?.parse().context("--threads needs a number")?,
+            "--threads" => {
+                let n: usize = value?.parse().context("--threads needs a number")?;
+                threads = n.clamp(1, crate::config::MAX_THREADS);
+            }
             other => bail!(super::unexpected_argument(other, USAGE)),
         }
         i += 2;

@@ -48,7 +48,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 i += 1;
             }
             "--threads" => {
-                threads = value(i)?.max(1);
+                threads = value(i)?.clamp(1, crate::config::MAX_THREADS);
                 i += 1;
             }
             "--first" => {
