@@ -46,13 +46,19 @@
 //! the answer is this thread's. That is sound because every entry is a true bound of its own
 //! kind whichever thread wrote it: exact entries are tagged [`SOLVED_DEPTH`], a selective
 //! pass's with its level, and a pass takes for cutoffs only entries at least as confident as
-//! itself, so an exact search never uses a selective bound. The threads drift apart as they
-//! run, and each then finds in the table subtrees the other has finished: on FFO #1-#39,
-//! two threads took the leading thread to about half the nodes of one thread alone, for a few
-//! per cent more nodes in all. A multi-PV solve ([`EndgameSolver::solve_all`]) instead deals
-//! the root moves out to the threads, one at a time.
+//! itself, so an exact search never uses a selective bound. Threads that run the same tree
+//! in the same order tend to search the same lines side by side; so a thread defers a move
+//! whose child another thread is searching (`Busy`, simplified ABDADA) and takes it up after
+//! its other moves, by when the result is usually in the table. Measured with two threads on
+//! this shared 2-core machine, where other work kept the load at 3-4 and the two threads
+//! largely took turns: the leading thread searched about half the nodes of one thread alone
+//! for about as many nodes in all (FFO #40-#44: 44 M of 86 M; #45: 127 M of 254 M; #49: 119 M
+//! of 238 M), with or without the deferral; a run at lower load once took 1.5 to 1.8 times
+//! the nodes in all, the side-by-side case the deferral is for, which remains to be measured
+//! on a quiet machine. A multi-PV solve ([`EndgameSolver::solve_all`]) instead deals the root
+//! moves out to the threads, one at a time.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::ordering::{self, SQUARE_ORDER};
@@ -140,6 +146,8 @@ pub struct EndgameSolver {
     threads: usize,
     /// The running node counts of the threads of the root solve in progress.
     counts: Arc<NodeCounts>,
+    /// While several threads solve one root: the positions they are searching.
+    busy: Option<Arc<Busy>>,
     nodes: u64,
     next_poll: u64,
     stopped: bool,
@@ -158,6 +166,52 @@ pub struct ProbableSolution {
     pub solution: Solution,
 }
 
+/// The board nodes that the threads of a parallel solve are searching, by hash: a thread
+/// defers a move (other than a node's first) whose child another thread is searching, and
+/// comes back to it after its other moves, by when the other thread's result is usually in
+/// the table (Kerrigan's simplified ABDADA). Without it the threads of a lazy SMP solve run
+/// down the same lines side by side. One slot per hash index; a collision only defers or
+/// fails to defer a move, never changes a value.
+struct Busy {
+    slots: Box<[AtomicU64]>,
+}
+
+/// Slots of [`Busy`] (a power of two): far more than the board nodes on the threads' stacks.
+const BUSY_SLOTS: usize = 1 << 12;
+
+impl Busy {
+    fn new() -> Busy {
+        Busy {
+            slots: (0..BUSY_SLOTS).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    #[inline]
+    fn slot(&self, hash: u64) -> &AtomicU64 {
+        &self.slots[hash as usize & (BUSY_SLOTS - 1)]
+    }
+
+    /// Whether a thread is searching the position of `hash`.
+    #[inline]
+    fn is_searched(&self, hash: u64) -> bool {
+        self.slot(hash).load(Ordering::Relaxed) == hash
+    }
+
+    /// Marks the position of `hash` as being searched.
+    #[inline]
+    fn enter(&self, hash: u64) {
+        self.slot(hash).store(hash, Ordering::Relaxed);
+    }
+
+    /// Unmarks it, unless another position took the slot meanwhile.
+    #[inline]
+    fn leave(&self, hash: u64) {
+        let _ = self
+            .slot(hash)
+            .compare_exchange(hash, 0, Ordering::Relaxed, Ordering::Relaxed);
+    }
+}
+
 /// Bit masks of the four quadrants, for parity ordering.
 const QUADRANTS: [u64; 4] = [
     0x0000_0000_0f0f_0f0f,
@@ -173,6 +227,7 @@ impl EndgameSolver {
             tt: Arc::new(TranspositionTable::new(hash_mb)),
             threads: 1,
             counts: Arc::new(NodeCounts::new(1)),
+            busy: None,
             nodes: 0,
             next_poll: POLL_INTERVAL,
             stopped: false,
@@ -221,6 +276,7 @@ impl EndgameSolver {
             tt: Arc::clone(&self.tt),
             threads: 1,
             counts: Arc::new(NodeCounts::new(1)),
+            busy: None,
             nodes: 0,
             next_poll: POLL_INTERVAL,
             stopped: false,
@@ -328,6 +384,7 @@ impl EndgameSolver {
         counts: &NodeCounts,
         on_pass: &mut dyn FnMut(&ProbableSolution),
     ) -> Option<Solution> {
+        self.busy = Some(Arc::new(Busy::new()));
         let mut helpers: Vec<EndgameSolver> = (1..self.threads).map(|_| self.helper()).collect();
         let helpers_stop = AtomicBool::new(false);
         let start_nodes = self.nodes;
@@ -348,6 +405,7 @@ impl EndgameSolver {
             helpers_stop.store(true, Ordering::Relaxed);
             solution
         });
+        self.busy = None;
         let helper_nodes: u64 = helpers.iter().map(|h| h.nodes).sum();
         log::debug!(
             "parallel solve: {} nodes on the leading thread, {helper_nodes} on {} helpers",
@@ -806,11 +864,36 @@ impl EndgameSolver {
         let original_alpha = alpha;
         let mut best = -65;
         let mut best_square = None;
-        let moves = ordering::solver_order(board, hint, self.bundle.evaluator());
-        for (i, square) in moves.iter().enumerate() {
+        // The moves in order, then those deferred because another thread is searching them
+        // (see `Busy`): a node has at most 32 moves, each deferred at most once.
+        let mut list = [Square::ALL[0]; 64];
+        let mut n = 0;
+        for square in ordering::solver_order(board, hint, self.bundle.evaluator()).iter() {
+            list[n] = square;
+            n += 1;
+        }
+        let first_round = n;
+        let mut searched = 0;
+        let mut k = 0;
+        while k < n {
+            let square = list[k];
+            k += 1;
             let flipped = board.flips(square);
             board.apply_flips(square, flipped);
-            let value = if i == 0 {
+            let child = board.hash();
+            // (Borrowed afresh at each use: an `Arc` clone a node would make every thread
+            // write one shared counter.)
+            if let Some(busy) = &self.busy {
+                // The first move is always searched here: its value sets the others' window.
+                if searched > 0 && k <= first_round && busy.is_searched(child) {
+                    board.undo();
+                    list[n] = square;
+                    n += 1;
+                    continue;
+                }
+                busy.enter(child);
+            }
+            let value = if searched == 0 {
                 -self.node(board, -beta, -alpha, stop)
             } else {
                 let probe = -self.node(board, -alpha - 1, -alpha, stop);
@@ -820,6 +903,10 @@ impl EndgameSolver {
                     probe
                 }
             };
+            if let Some(busy) = &self.busy {
+                busy.leave(child);
+            }
+            searched += 1;
             board.undo();
             if self.stopped {
                 return 0;
