@@ -23,8 +23,9 @@
 //! alone; helper threads run the same iterative deepening on their own boards and state (odd
 //! helpers one ply ahead), sharing only the two transposition tables, which are lock-free
 //! ([`tt`]). What the helpers store lets this thread cut and order sooner: on `tsuru bench`,
-//! two threads took this thread from 1.08 M nodes to about 0.7 M for about 45 % more nodes
-//! in all. Helpers stop when this thread is done; the node counts are every thread's. The
+//! two threads took this thread from 1.08 M nodes to 0.66-0.76 M for 30-45 % more nodes in
+//! all (8 runs on a shared, loaded 2-core machine: indicative). Helpers stop when this
+//! thread is done; the node counts are every thread's. The
 //! endgame solve that follows runs on every thread too ([`EndgameSolver::set_threads`]), with
 //! the same exact results. Nodes handed to the solver inside the midgame tree are solved by
 //! the thread that reached them.
