@@ -14,6 +14,16 @@ pub const DEFAULT_HASH_MB: usize = 64;
 /// Default midgame depth (plies) when neither the GUI nor the command line gives one.
 pub const DEFAULT_DEPTH: u32 = 12;
 
+/// Most search threads `--threads` takes: far beyond any machine the engine meets, it only
+/// guards against a typo starting thousands of threads.
+pub const MAX_THREADS: usize = 512;
+
+/// The default thread count: every core the operating system lets the engine use (1 if it
+/// cannot tell).
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS))
+}
+
 /// Settings given on the command line.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -29,7 +39,7 @@ pub struct Config {
     pub eval: crate::eval::EvalChoice,
     /// Multi-ProbCut confidence factor; `None` searches without selective cuts.
     pub selectivity: Option<f32>,
-    /// Search threads (accepted for compatibility; the search is single-threaded for now).
+    /// Search threads (default: every core, [`default_threads`]).
     pub threads: usize,
     /// `--help` was given.
     pub help: bool,
@@ -46,7 +56,7 @@ impl Default for Config {
             hash_mb: DEFAULT_HASH_MB,
             eval: crate::eval::EvalChoice::Shipped,
             selectivity: Some(crate::search::probcut::DEFAULT_CONFIDENCE),
-            threads: 1,
+            threads: default_threads(),
             help: false,
             version: false,
         }
@@ -169,11 +179,11 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         names: &["--threads"],
         value: Some("N"),
-        help: "search threads (accepted; the search uses one thread for now)",
+        help: "search threads (default: every core; 1 searches deterministically)",
         apply: |c, v| {
             let threads: usize = number(v, "the thread count")?;
-            if threads == 0 {
-                bail!("the thread count must be at least 1");
+            if !(1..=MAX_THREADS).contains(&threads) {
+                bail!("the thread count must be from 1 to {MAX_THREADS}");
             }
             c.threads = threads;
             Ok(())

@@ -35,6 +35,7 @@ impl Session {
     pub fn new(config: &Config) -> Session {
         let mut search = Search::new(config.hash_mb);
         search.set_selectivity(config.selectivity);
+        search.set_threads(config.threads);
         // The option parser already loaded the file once, so this only fails if it changed.
         match config.eval.build() {
             Ok(eval) => search.set_evaluation(eval),

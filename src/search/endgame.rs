@@ -35,9 +35,25 @@
 //! confident pass never takes them as proven) order the next. The exact pass is unchanged, so
 //! its result is as exact as ever. The passes cut the nodes of the FFO solves by 15 to 48 %
 //! (docs/results.md), and the four of them give a GUI a probable answer early.
+//!
+//! **Threads** ([`EndgameSolver::set_threads`]; one by default). A root of at least
+//! [`PARALLEL_MIN_EMPTIES`] empties is solved on every thread, lazy SMP style: helpers run the
+//! same solve (passes, then exact) on their own boards and state, sharing only the table, and
+//! the answer is this thread's. That is sound because every entry is a true bound of its own
+//! kind whichever thread wrote it: exact entries are tagged [`SOLVED_DEPTH`], a selective
+//! pass's with its level, and a pass takes for cutoffs only entries at least as confident as
+//! itself, so an exact search never uses a selective bound. Threads that run the same tree
+//! in the same order tend to search the same lines side by side; so a thread defers a move
+//! whose child another thread is searching (`Busy`, simplified ABDADA) and takes it up after
+//! its other moves, by when the result is usually in the table (measurements in
+//! docs/results.md). A multi-PV solve ([`EndgameSolver::solve_all`]) instead deals the root
+//! moves out to the threads, one at a time.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use super::ordering::{self, SQUARE_ORDER};
-use super::stop::StopCheck;
+use super::stop::{NodeCounts, StopCheck};
 use super::tt::{Bound, Entry, TranspositionTable, SOLVED_DEPTH};
 use crate::board::{bits, Board, Move, Square};
 use crate::eval::{EvalBundle, Evaluation};
@@ -84,6 +100,10 @@ const PROBCUT_MIN_EMPTIES: u32 = ordering::EVAL_ORDER_EMPTIES;
 /// [`SOLVED_DEPTH`] (exact) and above any midgame depth.
 const SELECTIVE_TAG: u8 = SOLVED_DEPTH - 1 - SELECTIVE_LEVELS.len() as u8;
 
+/// Roots with at least this many empties are solved on every thread
+/// ([`EndgameSolver::set_threads`]); smaller ones take too little time to share.
+pub const PARALLEL_MIN_EMPTIES: u32 = 14;
+
 /// Nodes between two looks at the stop check.
 const POLL_INTERVAL: u64 = 4096;
 
@@ -110,9 +130,15 @@ pub struct Solution {
     pub nodes: u64,
 }
 
-/// An exact solver with its own transposition table.
+/// An exact solver with its own transposition table (shared with its helper threads).
 pub struct EndgameSolver {
-    tt: TranspositionTable,
+    tt: Arc<TranspositionTable>,
+    /// Threads a root solve uses, this one included.
+    threads: usize,
+    /// The running node counts of the threads of the root solve in progress.
+    counts: Arc<NodeCounts>,
+    /// While several threads solve one root: the positions they are searching.
+    busy: Option<Arc<Busy>>,
     nodes: u64,
     next_poll: u64,
     stopped: bool,
@@ -131,6 +157,52 @@ pub struct ProbableSolution {
     pub solution: Solution,
 }
 
+/// The board nodes that the threads of a parallel solve are searching, by hash: a thread
+/// defers a move (other than a node's first) whose child another thread is searching, and
+/// comes back to it after its other moves, by when the other thread's result is usually in
+/// the table (Kerrigan's simplified ABDADA). Without it the threads of a lazy SMP solve run
+/// down the same lines side by side. One slot per hash index; a collision only defers or
+/// fails to defer a move, never changes a value.
+struct Busy {
+    slots: Box<[AtomicU64]>,
+}
+
+/// Slots of [`Busy`] (a power of two): far more than the board nodes on the threads' stacks.
+const BUSY_SLOTS: usize = 1 << 12;
+
+impl Busy {
+    fn new() -> Busy {
+        Busy {
+            slots: (0..BUSY_SLOTS).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    #[inline]
+    fn slot(&self, hash: u64) -> &AtomicU64 {
+        &self.slots[hash as usize & (BUSY_SLOTS - 1)]
+    }
+
+    /// Whether a thread is searching the position of `hash`.
+    #[inline]
+    fn is_searched(&self, hash: u64) -> bool {
+        self.slot(hash).load(Ordering::Relaxed) == hash
+    }
+
+    /// Marks the position of `hash` as being searched.
+    #[inline]
+    fn enter(&self, hash: u64) {
+        self.slot(hash).store(hash, Ordering::Relaxed);
+    }
+
+    /// Unmarks it, unless another position took the slot meanwhile.
+    #[inline]
+    fn leave(&self, hash: u64) {
+        let _ = self
+            .slot(hash)
+            .compare_exchange(hash, 0, Ordering::Relaxed, Ordering::Relaxed);
+    }
+}
+
 /// Bit masks of the four quadrants, for parity ordering.
 const QUADRANTS: [u64; 4] = [
     0x0000_0000_0f0f_0f0f,
@@ -143,7 +215,10 @@ impl EndgameSolver {
     /// A solver whose table uses at most `hash_mb` MiB, with the shipped evaluation bundle.
     pub fn new(hash_mb: usize) -> EndgameSolver {
         EndgameSolver {
-            tt: TranspositionTable::new(hash_mb),
+            tt: Arc::new(TranspositionTable::new(hash_mb)),
+            threads: 1,
+            counts: Arc::new(NodeCounts::new(1)),
+            busy: None,
             nodes: 0,
             next_poll: POLL_INTERVAL,
             stopped: false,
@@ -166,7 +241,39 @@ impl EndgameSolver {
 
     /// Empties the transposition table.
     pub fn clear(&mut self) {
-        self.tt.clear();
+        // Helpers share the table only while a solve runs, and none is running now.
+        Arc::get_mut(&mut self.tt)
+            .expect("no helper holds the table between searches")
+            .clear();
+    }
+
+    /// Solves roots of at least [`PARALLEL_MIN_EMPTIES`] empties on `threads` threads (at
+    /// least 1): this one and helpers sharing the table. With one thread the solver searches
+    /// exactly as it always did.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+        self.counts = Arc::new(NodeCounts::new(self.threads));
+    }
+
+    /// The running node counts of the threads of a root solve ([`EndgameSolver::solve`] and
+    /// the like), for a progress display; reset when a solve starts.
+    pub fn progress(&self) -> Arc<NodeCounts> {
+        Arc::clone(&self.counts)
+    }
+
+    /// A solver for a helper thread: the same table and evaluation, its own state.
+    pub(crate) fn helper(&self) -> EndgameSolver {
+        EndgameSolver {
+            tt: Arc::clone(&self.tt),
+            threads: 1,
+            counts: Arc::new(NodeCounts::new(1)),
+            busy: None,
+            nodes: 0,
+            next_poll: POLL_INTERVAL,
+            stopped: false,
+            level: None,
+            bundle: self.bundle.clone(),
+        }
     }
 
     /// Nodes searched since creation or the last [`EndgameSolver::reset_nodes`].
@@ -242,9 +349,65 @@ impl EndgameSolver {
     ) -> Option<Solution> {
         self.stopped = false;
         self.tt.new_generation();
-        let solution = self.solve_root(board, mode, &stop.into(), on_pass);
+        let counts = Arc::clone(&self.counts);
+        counts.reset();
+        let stop = stop.into().with_counts(&counts, 0);
+        let solution = if self.threads > 1 && board.empties() >= PARALLEL_MIN_EMPTIES {
+            self.solve_parallel(board, mode, &stop, &counts, on_pass)
+        } else {
+            self.solve_root(board, mode, &stop, on_pass)
+        };
         self.level = None;
         solution
+    }
+
+    /// [`EndgameSolver::solve_root`] on every thread: the helpers solve the same root
+    /// (selective passes, then exactly) on their own boards, sharing only the table, until
+    /// this thread has its answer. The answer is this thread's, as exact as ever: every table
+    /// entry is a sound bound of its own kind (selective entries are tagged with their level
+    /// and never taken by a more confident pass, see [`EndgameSolver::tag`]), whichever thread
+    /// wrote it.
+    fn solve_parallel(
+        &mut self,
+        board: &mut Board,
+        mode: SolveMode,
+        stop: &StopCheck,
+        counts: &NodeCounts,
+        on_pass: &mut dyn FnMut(&ProbableSolution),
+    ) -> Option<Solution> {
+        self.busy = Some(Arc::new(Busy::new()));
+        let mut helpers: Vec<EndgameSolver> = (1..self.threads).map(|_| self.helper()).collect();
+        let helpers_stop = AtomicBool::new(false);
+        let start_nodes = self.nodes;
+        let solution = std::thread::scope(|scope| {
+            for (i, helper) in helpers.iter_mut().enumerate() {
+                let mut board = board.clone();
+                let stop = stop.for_helper(&helpers_stop).with_counts(counts, i + 1);
+                scope.spawn(move || {
+                    helper.solve_root(&mut board, mode, &stop, &mut |_| {});
+                });
+            }
+            // The passes' node counts are every thread's (the helpers' as of their last polls).
+            let solution = self.solve_root(board, mode, stop, &mut |pass| {
+                let mut pass = pass.clone();
+                pass.solution.nodes += counts.total() - counts.get(0);
+                on_pass(&pass)
+            });
+            helpers_stop.store(true, Ordering::Relaxed);
+            solution
+        });
+        self.busy = None;
+        let helper_nodes: u64 = helpers.iter().map(|h| h.nodes).sum();
+        log::debug!(
+            "parallel solve: {} nodes on the leading thread, {helper_nodes} on {} helpers",
+            self.nodes - start_nodes,
+            helpers.len()
+        );
+        self.nodes += helper_nodes;
+        solution.map(|s| Solution {
+            nodes: s.nodes + helper_nodes,
+            ..s
+        })
     }
 
     fn solve_root(
@@ -441,18 +604,112 @@ impl EndgameSolver {
             board.undo();
             return (!self.stopped).then(|| vec![(Move::Pass, clip(value, mode))]);
         }
+        let moves: Vec<Square> = bits::squares(board.legal_moves()).collect();
         let mut out = Vec::new();
-        for square in bits::squares(board.legal_moves()) {
+        if self.threads > 1 && moves.len() > 1 && board.empties() >= PARALLEL_MIN_EMPTIES {
+            let mut values = self.values_parallel(board, &moves, alpha, beta, stop)?;
+            // Board order, as one thread gives them, whichever thread solved which.
+            values.sort_unstable_by_key(|&(i, _)| i);
+            for (i, value) in values {
+                out.push((Move::Play(moves[i]), clip(value, mode)));
+            }
+        } else {
+            for square in moves {
+                board.make_move(square);
+                let value = -self.node(board, -beta, -alpha, stop);
+                board.undo();
+                if self.stopped {
+                    return None;
+                }
+                out.push((Move::Play(square), clip(value, mode)));
+            }
+        }
+        out.sort_by_key(|&(_, value)| std::cmp::Reverse(value));
+        Some(out)
+    }
+
+    /// The values of `moves` of the root `board` within `(alpha, beta)`, on every thread:
+    /// each thread solves the next move nobody has taken, until none is left. This thread
+    /// also watches the stop check while it waits for the others, and stops them with it.
+    /// Returns `(index in moves, value)` pairs; `None` if stopped.
+    fn values_parallel(
+        &mut self,
+        board: &Board,
+        moves: &[Square],
+        alpha: i32,
+        beta: i32,
+        stop: &StopCheck,
+    ) -> Option<Vec<(usize, i32)>> {
+        let counts = Arc::clone(&self.counts);
+        counts.reset();
+        let stop = stop.with_counts(&counts, 0);
+        let mut helpers: Vec<EndgameSolver> = (1..self.threads).map(|_| self.helper()).collect();
+        let quit = AtomicBool::new(false);
+        let next = AtomicUsize::new(0);
+        let values = std::thread::scope(|scope| {
+            let handles: Vec<_> = helpers
+                .iter_mut()
+                .enumerate()
+                .map(|(i, helper)| {
+                    let stop = stop.for_helper(&quit).with_counts(&counts, i + 1);
+                    let (mut board, next) = (board.clone(), &next);
+                    scope.spawn(move || {
+                        helper.take_moves(&mut board, moves, next, alpha, beta, &stop)
+                    })
+                })
+                .collect();
+            let mut board = board.clone();
+            let mut values = self.take_moves(&mut board, moves, &next, alpha, beta, &stop);
+            // Poll for the caller while the helpers finish their moves.
+            while values.is_some() && !handles.iter().all(|h| h.is_finished()) {
+                if stop.should_stop(self.nodes) {
+                    values = None;
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            if values.is_none() {
+                quit.store(true, Ordering::Relaxed);
+            }
+            for handle in handles {
+                let theirs = handle.join().expect("a solver thread panicked");
+                values = values.zip(theirs).map(|(mut mine, theirs)| {
+                    mine.extend(theirs);
+                    mine
+                });
+            }
+            values
+        });
+        self.nodes += helpers.iter().map(|h| h.nodes).sum::<u64>();
+        self.stopped = values.is_none();
+        values
+    }
+
+    /// Takes the next of `moves` (`next` counts those taken by every thread) and solves it
+    /// within `(alpha, beta)`, until none is left: `(index, value)` pairs, `None` if stopped.
+    fn take_moves(
+        &mut self,
+        board: &mut Board,
+        moves: &[Square],
+        next: &AtomicUsize,
+        alpha: i32,
+        beta: i32,
+        stop: &StopCheck,
+    ) -> Option<Vec<(usize, i32)>> {
+        let mut values = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&square) = moves.get(i) else {
+                return Some(values);
+            };
             board.make_move(square);
             let value = -self.node(board, -beta, -alpha, stop);
             board.undo();
             if self.stopped {
                 return None;
             }
-            out.push((Move::Play(square), clip(value, mode)));
+            values.push((i, value));
         }
-        out.sort_by_key(|&(_, value)| std::cmp::Reverse(value));
-        Some(out)
     }
 
     /// Appends best play from `board`, whose exact value is `value`, to `pv`.
@@ -598,11 +855,36 @@ impl EndgameSolver {
         let original_alpha = alpha;
         let mut best = -65;
         let mut best_square = None;
-        let moves = ordering::solver_order(board, hint, self.bundle.evaluator());
-        for (i, square) in moves.iter().enumerate() {
+        // The moves in order, then those deferred because another thread is searching them
+        // (see `Busy`): a node has at most 32 moves, each deferred at most once.
+        let mut list = [Square::ALL[0]; 64];
+        let mut n = 0;
+        for square in ordering::solver_order(board, hint, self.bundle.evaluator()).iter() {
+            list[n] = square;
+            n += 1;
+        }
+        let first_round = n;
+        let mut searched = 0;
+        let mut k = 0;
+        while k < n {
+            let square = list[k];
+            k += 1;
             let flipped = board.flips(square);
             board.apply_flips(square, flipped);
-            let value = if i == 0 {
+            let child = board.hash();
+            // (Borrowed afresh at each use: an `Arc` clone a node would make every thread
+            // write one shared counter.)
+            if let Some(busy) = &self.busy {
+                // The first move is always searched here: its value sets the others' window.
+                if searched > 0 && k <= first_round && busy.is_searched(child) {
+                    board.undo();
+                    list[n] = square;
+                    n += 1;
+                    continue;
+                }
+                busy.enter(child);
+            }
+            let value = if searched == 0 {
                 -self.node(board, -beta, -alpha, stop)
             } else {
                 let probe = -self.node(board, -alpha - 1, -alpha, stop);
@@ -612,6 +894,10 @@ impl EndgameSolver {
                     probe
                 }
             };
+            if let Some(busy) = &self.busy {
+                busy.leave(child);
+            }
+            searched += 1;
             board.undo();
             if self.stopped {
                 return 0;

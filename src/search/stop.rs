@@ -5,10 +5,58 @@
 //! them (its own poll interval), so a raised flag or a passed deadline is answered within
 //! microseconds to a few milliseconds, and no watchdog thread is needed. When the midgame
 //! search hands a node to the solver, which counts its own nodes, it passes the check on with
-//! the nodes already spent taken off the limit ([`StopCheck::less_nodes`]).
+//! the nodes already spent counted in ([`StopCheck::less_nodes`]).
+//!
+//! In a parallel search every thread polls its own check, which also publishes the thread's
+//! running node count in its slot of a shared [`NodeCounts`] ([`StopCheck::with_counts`]):
+//! the node limit then counts every thread's nodes (as of their last polls), and a progress
+//! display can read the total while the search runs.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
+
+/// The running node counts of the threads of one parallel search, one slot a thread, each
+/// written only by its thread (at its polls) and read by anyone.
+#[derive(Debug, Default)]
+pub struct NodeCounts {
+    slots: Box<[Slot]>,
+}
+
+/// One thread's count, on a cache line of its own so that the writers do not share a line.
+#[derive(Debug, Default)]
+#[repr(align(64))]
+struct Slot(AtomicU64);
+
+impl NodeCounts {
+    /// Counts for `threads` threads, all zero.
+    pub fn new(threads: usize) -> NodeCounts {
+        NodeCounts {
+            slots: (0..threads).map(|_| Slot::default()).collect(),
+        }
+    }
+
+    /// The sum of every slot.
+    pub fn total(&self) -> u64 {
+        self.slots.iter().map(|s| s.0.load(Ordering::Relaxed)).sum()
+    }
+
+    /// Sets every slot to zero.
+    pub fn reset(&self) {
+        for slot in self.slots.iter() {
+            slot.0.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// Thread `slot`'s count.
+    pub fn get(&self, slot: usize) -> u64 {
+        self.slots[slot].0.load(Ordering::Relaxed)
+    }
+
+    /// Sets thread `slot`'s count.
+    pub fn set(&self, slot: usize, nodes: u64) {
+        self.slots[slot].0.store(nodes, Ordering::Relaxed);
+    }
+}
 
 /// When to stop: the caller's flag, a hard deadline, a node limit.
 #[derive(Clone, Copy, Debug)]
@@ -16,6 +64,10 @@ pub struct StopCheck<'a> {
     flag: &'a AtomicBool,
     deadline: Option<Instant>,
     node_limit: u64,
+    /// Nodes this thread counted elsewhere before the nodes given to `should_stop`.
+    spent: u64,
+    /// The shared counts and this thread's slot in them.
+    counts: Option<(&'a NodeCounts, usize)>,
 }
 
 impl<'a> StopCheck<'a> {
@@ -25,6 +77,8 @@ impl<'a> StopCheck<'a> {
             flag,
             deadline: None,
             node_limit: u64::MAX,
+            spent: 0,
+            counts: None,
         }
     }
 
@@ -42,11 +96,33 @@ impl<'a> StopCheck<'a> {
     }
 
     /// The check for a searcher that counts its own nodes apart from `spent` nodes already
-    /// counted elsewhere: the node limit shrinks by `spent`.
+    /// counted elsewhere (by the same thread): those count towards the limit too.
     pub fn less_nodes(self, spent: u64) -> StopCheck<'a> {
         StopCheck {
-            node_limit: self.node_limit.saturating_sub(spent),
+            spent: self.spent.saturating_add(spent),
             ..self
+        }
+    }
+
+    /// The same check for thread `slot` of a parallel search: each check publishes the
+    /// thread's count in `counts`, and the node limit counts the other threads' too.
+    pub fn with_counts(self, counts: &'a NodeCounts, slot: usize) -> StopCheck<'a> {
+        StopCheck {
+            counts: Some((counts, slot)),
+            ..self
+        }
+    }
+
+    /// A check without a node limit or a deadline, stopped by `flag` alone, counting from
+    /// zero and publishing nowhere (add [`StopCheck::with_counts`]): a helper thread's, which
+    /// the thread leading the search stops.
+    pub fn for_helper(self, flag: &'a AtomicBool) -> StopCheck<'a> {
+        StopCheck {
+            flag,
+            deadline: None,
+            node_limit: u64::MAX,
+            spent: 0,
+            counts: None,
         }
     }
 
@@ -54,6 +130,13 @@ impl<'a> StopCheck<'a> {
     /// deadline passed (cheapest test first; the clock is read only with a deadline).
     #[inline]
     pub fn should_stop(&self, nodes: u64) -> bool {
+        let mut nodes = nodes.saturating_add(self.spent);
+        if let Some((counts, slot)) = self.counts {
+            counts.set(slot, nodes);
+            if self.node_limit != u64::MAX {
+                nodes = counts.total();
+            }
+        }
         nodes >= self.node_limit
             || self.flag.load(Ordering::Relaxed)
             || self
@@ -90,5 +173,27 @@ mod tests {
         assert!(!later.should_stop(0));
         flag.store(true, Ordering::Relaxed);
         assert!(later.should_stop(0) && check.should_stop(0));
+    }
+
+    #[test]
+    fn shared_counts_are_published_and_limit_every_thread() {
+        let flag = AtomicBool::new(false);
+        let counts = NodeCounts::new(2);
+        let main = StopCheck::new(&flag)
+            .with_node_limit(100)
+            .with_counts(&counts, 0);
+        let helper_flag = AtomicBool::new(false);
+        let helper = main.for_helper(&helper_flag).with_counts(&counts, 1);
+        assert!(!helper.less_nodes(10).should_stop(1_000));
+        assert_eq!((counts.get(1), counts.total()), (1_010, 1_010));
+        assert!(
+            main.should_stop(5),
+            "the helper's nodes count towards the limit"
+        );
+        assert_eq!(counts.get(0), 5);
+        counts.reset();
+        assert!(!main.should_stop(50));
+        flag.store(true, Ordering::Relaxed);
+        assert!(!helper.should_stop(0), "a helper stops on its own flag");
     }
 }

@@ -10,32 +10,49 @@
 //!
 //! A `depth` of [`SOLVED_DEPTH`] marks a value proven to the end of the game.
 //!
-//! Storage: the buckets are 16 `u32` words each (three words an entry, one spare) in one
-//! `Vec<u32>`, starting at a cache-line boundary inside it. An empty entry is three zero
-//! words, so the table is allocated with `vec![0u32; n]`, which takes zeroed memory from the
-//! allocator: the operating system maps zero pages lazily, and creating or clearing even a
-//! table of gigabytes costs nothing until the search writes to it (filling it at start-up
-//! took seconds before the first reply; docs/results.md).
+//! Sharing: every method takes `&self`, so that the threads of a parallel search share one
+//! table (behind an `Arc`) without locks. Everything a probe relies on (check, score, depth,
+//! bound, best move) is packed into one 64-bit word, written and read with single atomic
+//! operations: a reader sees one writer's whole entry or another's, never a mix of two
+//! (a torn entry), which is what Hyatt's key-XOR-data check guards against when an entry
+//! spans two words; here no check is needed and none can be fooled. Relaxed ordering is
+//! enough: an entry is self-contained and nothing else is published through it. Only the
+//! generation of an entry lives apart (one byte of a word shared by the bucket): a write lost
+//! to a race there changes only which entry a later store replaces, never a probe's answer.
+//!
+//! Storage: the buckets are 8 `u64` words each (five entries, the generations, two spare) in
+//! one slice, starting at a cache-line boundary inside it. An empty entry is a zero word, so
+//! the table is allocated zeroed, which the allocator takes from the operating system as
+//! lazily mapped zero pages: creating or clearing even a table of gigabytes costs nothing
+//! until the search writes to it (filling it at start-up took seconds before the first reply;
+//! docs/results.md). The same allocation holds exactly the `--hash` size whatever the number
+//! of threads sharing it.
+
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use crate::board::Square;
+use crate::score::Score;
 
-/// Entries per bucket (five 12-byte entries fill a 64-byte cache line).
+/// Entries per bucket (five entries and their generations fill a 64-byte cache line).
 pub const BUCKET_ENTRIES: usize = 5;
 
-/// Words of one stored entry.
-const ENTRY_WORDS: usize = 3;
-
-/// Words of the entries of one bucket.
-const ENTRIES_WORDS: usize = BUCKET_ENTRIES * ENTRY_WORDS;
+/// The bucket word holding the entries' generations, one byte each (entry `i` in byte `i`).
+const GENERATION_WORD: usize = BUCKET_ENTRIES;
 
 /// Words of one bucket: one 64-byte cache line.
-const BUCKET_WORDS: usize = 16;
+const BUCKET_WORDS: usize = 8;
 
 /// Bytes of one bucket.
-const BUCKET_BYTES: usize = BUCKET_WORDS * std::mem::size_of::<u32>();
+const BUCKET_BYTES: usize = BUCKET_WORDS * std::mem::size_of::<u64>();
 
-// The entries of a bucket fit in its cache line.
-const _: () = assert!(ENTRIES_WORDS <= BUCKET_WORDS);
+// The entries and the generation word of a bucket fit in its cache line.
+const _: () = assert!(GENERATION_WORD < BUCKET_WORDS);
+
+/// Bits of the stored score (two's complement): every score the searches store (at most
+/// [`Score::INFINITY`] in size) fits.
+const SCORE_BITS: u32 = 15;
+const SCORE_MAX: i32 = (1 << (SCORE_BITS - 1)) - 1;
+const _: () = assert!(Score::INFINITY.0 <= SCORE_MAX);
 
 /// Depth recorded for endgame-solved (exact game-theoretic) bounds.
 pub const SOLVED_DEPTH: u8 = 255;
@@ -77,10 +94,9 @@ pub struct Entry {
     /// Remaining depth of the search that stored it.
     pub depth: u8,
     bound: u8,
-    generation: u8,
 }
 
-/// The empty entry: stored as three zero words (see [`Entry::encode`]).
+/// The empty entry: stored as a zero word (see [`Entry::encode`]).
 #[cfg(test)]
 const EMPTY: Entry = Entry {
     check: 0,
@@ -88,7 +104,6 @@ const EMPTY: Entry = Entry {
     best: 0,
     depth: 0,
     bound: 0,
-    generation: 0,
 };
 
 impl Entry {
@@ -112,49 +127,53 @@ impl Entry {
         self.bound == 0
     }
 
-    /// The stored form: the check; score, best move and depth; bound and generation. Every
-    /// field zero (an empty entry) gives three zero words.
+    /// The stored word: check in bits 0-31, score 32-46, best move 47-53, depth 54-61,
+    /// bound 62-63. Every field zero (an empty entry) gives a zero word.
     #[inline]
-    fn encode(&self) -> [u32; ENTRY_WORDS] {
-        [
-            self.check,
-            u32::from(self.score as u16) | u32::from(self.best) << 16 | u32::from(self.depth) << 24,
-            u32::from(self.bound) | u32::from(self.generation) << 8,
-        ]
+    fn encode(&self) -> u64 {
+        u64::from(self.check)
+            | (u64::from(self.score as u16) & ((1 << SCORE_BITS) - 1)) << 32
+            | u64::from(self.best) << 47
+            | u64::from(self.depth) << 54
+            | u64::from(self.bound) << 62
     }
 
-    /// Reads the form written by [`Entry::encode`].
+    /// Reads the word written by [`Entry::encode`].
     #[inline]
-    fn decode(words: &[u32]) -> Entry {
+    fn decode(word: u64) -> Entry {
         Entry {
-            check: words[0],
-            score: words[1] as u16 as i16,
-            best: (words[1] >> 16) as u8,
-            depth: (words[1] >> 24) as u8,
-            bound: words[2] as u8,
-            generation: (words[2] >> 8) as u8,
+            check: word as u32,
+            // Shifted up to the sign bit and back: the 15-bit score sign-extended.
+            score: ((word >> 32) as u16 as i16) << 1 >> 1,
+            best: (word >> 47) as u8 & 0x7f,
+            depth: (word >> 54) as u8,
+            bound: (word >> 62) as u8,
         }
     }
 }
 
-/// A fixed-size table of [`Entry`]s addressed by position hash.
+/// A fixed-size table of [`Entry`]s addressed by position hash, shared by reference.
 pub struct TranspositionTable {
     /// Bucket `i` is `words[start + BUCKET_WORDS * i..][..BUCKET_WORDS]`.
-    words: Vec<u32>,
+    words: Box<[AtomicU64]>,
     /// First word of bucket 0: the first cache-line boundary in `words`.
     start: usize,
     bucket_mask: usize,
-    generation: u8,
+    generation: AtomicU8,
 }
 
 /// Zeroed (empty) words for `buckets` buckets and the index of the first word on a cache-line
-/// boundary. `vec![0; n]` asks the allocator for zeroed memory, which it gets from the
-/// operating system as lazily mapped zero pages without writing them.
-fn zeroed_words(buckets: usize) -> (Vec<u32>, usize) {
-    let words = vec![0u32; buckets * BUCKET_WORDS + BUCKET_WORDS - 1];
-    // `u32` alignment makes the distance to the boundary a whole number of words.
+/// boundary.
+fn zeroed_words(buckets: usize) -> (Box<[AtomicU64]>, usize) {
+    let len = buckets * BUCKET_WORDS + BUCKET_WORDS - 1;
+    // `new_zeroed_slice` asks the allocator for zeroed memory (`calloc`: the 8-byte alignment
+    // is within what it guarantees), which the operating system maps lazily; building the
+    // atomics one by one would write every page at start-up.
+    // SAFETY: an all-zero `AtomicU64` is a valid `AtomicU64` holding 0.
+    let words = unsafe { Box::<[AtomicU64]>::new_zeroed_slice(len).assume_init() };
+    // `u64` alignment makes the distance to the boundary a whole number of words.
     let misaligned = words.as_ptr() as usize % BUCKET_BYTES;
-    let start = (BUCKET_BYTES - misaligned) % BUCKET_BYTES / std::mem::size_of::<u32>();
+    let start = (BUCKET_BYTES - misaligned) % BUCKET_BYTES / std::mem::size_of::<u64>();
     (words, start)
 }
 
@@ -172,7 +191,7 @@ impl TranspositionTable {
             words,
             start,
             bucket_mask: buckets - 1,
-            generation: 1,
+            generation: AtomicU8::new(1),
         }
     }
 
@@ -181,18 +200,20 @@ impl TranspositionTable {
         (self.bucket_mask + 1) * BUCKET_BYTES
     }
 
-    /// Forgets every entry.
+    /// Forgets every entry (no search may be using the table: it takes `&mut`).
     pub fn clear(&mut self) {
         // A fresh zeroed allocation instead of writing every bucket: instant at any size. The
         // old table goes first, so that the two never take memory at the same time.
-        self.words = Vec::new();
+        self.words = Box::new([]);
         (self.words, self.start) = zeroed_words(self.bucket_mask + 1);
-        self.generation = 1;
+        self.generation = AtomicU8::new(1);
     }
 
-    /// Starts a new search: entries of older searches become preferred victims.
-    pub fn new_generation(&mut self) {
-        self.generation = self.generation.wrapping_add(1).max(1);
+    /// Starts a new search: entries of older searches become preferred victims. Called once
+    /// a search, by the thread that leads it.
+    pub fn new_generation(&self) {
+        let next = self.generation.load(Relaxed).wrapping_add(1).max(1);
+        self.generation.store(next, Relaxed);
     }
 
     /// The first word of `hash`'s bucket.
@@ -201,19 +222,26 @@ impl TranspositionTable {
         self.start + (hash as usize & self.bucket_mask) * BUCKET_WORDS
     }
 
+    /// The words of `hash`'s bucket, as a fixed-size view (one bounds check for all).
+    #[inline]
+    fn bucket_words(&self, hash: u64) -> &[AtomicU64; BUCKET_WORDS] {
+        let first = self.bucket(hash);
+        self.words[first..first + BUCKET_WORDS]
+            .try_into()
+            .expect("a bucket's words")
+    }
+
     /// The entry stored for `hash`, if any.
     #[inline]
     pub fn probe(&self, hash: u64) -> Option<Entry> {
         let check = (hash >> 32) as u32;
-        let first = self.bucket(hash);
-        // A fixed-size view: one bounds check for the whole bucket.
-        let bucket: &[u32; ENTRIES_WORDS] = self.words[first..first + ENTRIES_WORDS]
-            .try_into()
-            .expect("a bucket's words");
-        for words in bucket.chunks_exact(ENTRY_WORDS) {
-            // Most entries are other positions': the check word alone rules them out.
-            if words[0] == check {
-                let entry = Entry::decode(words);
+        let bucket = self.bucket_words(hash);
+        for word in &bucket[..BUCKET_ENTRIES] {
+            // One load: the whole entry as one writer left it.
+            let word = word.load(Relaxed);
+            // Most entries are other positions': the check alone rules them out.
+            if word as u32 == check {
+                let entry = Entry::decode(word);
                 if !entry.is_empty() {
                     return Some(entry);
                 }
@@ -224,27 +252,24 @@ impl TranspositionTable {
 
     /// Stores a result for `hash`.
     #[inline]
-    pub fn store(&mut self, hash: u64, depth: u8, bound: Bound, score: i32, best: Option<Square>) {
-        let first = self.bucket(hash);
+    pub fn store(&self, hash: u64, depth: u8, bound: Bound, score: i32, best: Option<Square>) {
         let check = (hash >> 32) as u32;
-        let generation = self.generation;
-        let bucket: &mut [u32; ENTRIES_WORDS] = (&mut self.words[first..first + ENTRIES_WORDS])
-            .try_into()
-            .expect("a bucket's words");
+        let generation = self.generation.load(Relaxed);
+        let bucket = self.bucket_words(hash);
+        let generations = bucket[GENERATION_WORD].load(Relaxed);
         let mut victim = 0;
         let mut victim_rank = i32::MAX;
-        for (i, entry) in bucket
-            .chunks_exact(ENTRY_WORDS)
-            .map(Entry::decode)
-            .enumerate()
-        {
+        let mut old = Entry::decode(0);
+        for (i, word) in bucket[..BUCKET_ENTRIES].iter().enumerate() {
+            let entry = Entry::decode(word.load(Relaxed));
             if entry.check == check || entry.is_empty() {
                 victim = i;
+                old = entry;
                 break;
             }
             // Prefer replacing entries from older searches, then shallow ones.
             let rank = entry.depth as i32
-                + if entry.generation == generation {
+                + if (generations >> (8 * i)) as u8 == generation {
                     256
                 } else {
                     0
@@ -252,17 +277,16 @@ impl TranspositionTable {
             if rank < victim_rank {
                 victim_rank = rank;
                 victim = i;
+                old = entry;
             }
         }
-        let slot = &mut bucket[victim * ENTRY_WORDS..(victim + 1) * ENTRY_WORDS];
-        let old = Entry::decode(slot);
         // Keep a previous best move when the new result has none.
         let best = best.map_or(if old.check == check { old.best } else { 0 }, |sq| {
             sq.index() as u8 + 1
         });
         let entry = Entry {
             check,
-            score: score.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
+            score: score.clamp(-SCORE_MAX - 1, SCORE_MAX) as i16,
             best,
             depth,
             bound: match bound {
@@ -270,9 +294,11 @@ impl TranspositionTable {
                 Bound::Upper => 2,
                 Bound::Exact => 3,
             },
-            generation,
         };
-        slot.copy_from_slice(&entry.encode());
+        bucket[victim].store(entry.encode(), Relaxed);
+        let shift = 8 * victim;
+        let generations = (generations & !(0xff << shift)) | (u64::from(generation) << shift);
+        bucket[GENERATION_WORD].store(generations, Relaxed);
     }
 }
 
@@ -292,27 +318,34 @@ mod tests {
 
     #[test]
     fn entries_round_trip_and_zero_words_are_empty() {
-        assert_eq!(EMPTY.encode(), [0; ENTRY_WORDS]);
-        assert_eq!(Entry::decode(&[0; ENTRY_WORDS]), EMPTY);
-        let entry = Entry {
-            check: 0xdead_beef,
-            score: -12345,
-            best: 64,
-            depth: SOLVED_DEPTH,
-            bound: 2,
-            generation: 255,
-        };
-        assert_eq!(Entry::decode(&entry.encode()), entry);
+        assert_eq!(EMPTY.encode(), 0);
+        assert_eq!(Entry::decode(0), EMPTY);
+        for (score, best, depth, bound) in [
+            (-(SCORE_MAX + 1) as i16, 64, SOLVED_DEPTH, 2),
+            (SCORE_MAX as i16, 0, 0, 3),
+            (-1, 1, 7, 1),
+            (Score::INFINITY.0 as i16, 33, 250, 2),
+            (-Score::INFINITY.0 as i16, 12, 1, 1),
+        ] {
+            let entry = Entry {
+                check: 0xdead_beef,
+                score,
+                best,
+                depth,
+                bound,
+            };
+            assert_eq!(Entry::decode(entry.encode()), entry);
+        }
     }
 
     #[test]
     fn buckets_start_on_cache_lines_before_and_after_a_clear() {
         let mut table = TranspositionTable::new(1);
         for _ in 0..2 {
-            let first = &table.words[table.start] as *const u32 as usize;
+            let first = &table.words[table.start] as *const AtomicU64 as usize;
             assert_eq!(first % 64, 0);
             assert!(table.start + (table.bucket_mask + 1) * BUCKET_WORDS <= table.words.len());
-            assert!(table.words.iter().all(|&w| w == 0));
+            assert!(table.words.iter().all(|w| w.load(Relaxed) == 0));
             table.store(0x55, 3, Bound::Exact, 1, None);
             assert!(table.probe(0x55).is_some());
             table.clear();
@@ -348,7 +381,7 @@ mod tests {
 
     #[test]
     fn full_buckets_replace_the_shallowest_entry() {
-        let mut table = TranspositionTable::new(1);
+        let table = TranspositionTable::new(1);
         let base = 0x0000_0001_0000_0005u64;
         for i in 0..BUCKET_ENTRIES as u64 {
             table.store(base + (i << 32), 10 + i as u8, Bound::Exact, 0, None);
@@ -357,5 +390,61 @@ mod tests {
         assert_eq!(table.probe(base), None, "the shallowest entry was replaced");
         assert!(table.probe(base + (99 << 32)).is_some());
         assert!(table.probe(base + (3 << 32)).is_some());
+    }
+
+    #[test]
+    fn older_generations_are_replaced_first() {
+        let table = TranspositionTable::new(1);
+        let base = 0x0000_0001_0000_0005u64;
+        table.store(base, 60, Bound::Exact, 0, None);
+        table.new_generation();
+        for i in 1..BUCKET_ENTRIES as u64 {
+            table.store(base + (i << 32), 1, Bound::Exact, 0, None);
+        }
+        table.store(base + (99 << 32), 1, Bound::Exact, 0, None);
+        assert_eq!(table.probe(base), None, "the old deep entry went first");
+    }
+
+    /// What the stress test stores for key `key` at depth `depth`: every field a function of
+    /// both, so that an entry mixing two writes (of two keys, or of one key at two depths)
+    /// is caught.
+    fn stress_entry(key: u64, depth: u8) -> (i32, Bound, Option<Square>) {
+        let mix =
+            (key >> 32).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (u64::from(depth) * 0x1234_5677);
+        let score = (mix % 13_001) as i32 - 6500;
+        let bound = [Bound::Lower, Bound::Upper, Bound::Exact][(mix >> 20) as usize % 3];
+        (score, bound, Square::new((mix >> 30) as usize % 64))
+    }
+
+    #[test]
+    fn concurrent_writers_never_show_a_torn_entry() {
+        // Few buckets and few keys, so that the threads keep writing the same entries.
+        let table = TranspositionTable::new(1);
+        let hits = std::sync::atomic::AtomicU64::new(0);
+        std::thread::scope(|scope| {
+            for thread in 0..4u64 {
+                let (table, hits) = (&table, &hits);
+                scope.spawn(move || {
+                    let mut rng = crate::rng::Rng::new(thread + 1);
+                    for _ in 0..200_000 {
+                        let key = ((rng.next_u64() % 40 + 1) << 32) | (rng.next_u64() % 8);
+                        if rng.next_u64().is_multiple_of(2) {
+                            let depth = (rng.next_u64() % 200) as u8;
+                            let (score, bound, best) = stress_entry(key, depth);
+                            table.store(key, depth, bound, score, best);
+                        } else if let Some(entry) = table.probe(key) {
+                            let (score, bound, best) = stress_entry(key, entry.depth);
+                            assert_eq!(
+                                (entry.score as i32, entry.bound(), entry.best_move()),
+                                (score, bound, best),
+                                "torn entry for {key:#x}"
+                            );
+                            hits.fetch_add(1, Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        assert!(hits.load(Relaxed) > 10_000, "the probes found entries");
     }
 }

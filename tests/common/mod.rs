@@ -222,6 +222,13 @@ impl Engine {
             .collect()
     }
 
+    /// How many threads the process has now (Linux: its `/proc/PID/task` entries); `None`
+    /// where that cannot be read.
+    pub fn thread_count(&self) -> Option<usize> {
+        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.child.id())).ok()?;
+        Some(tasks.count())
+    }
+
     /// The exit status if the process has ended, without waiting.
     pub fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
         self.child.try_wait().ok().flatten()

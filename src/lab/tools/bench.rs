@@ -1,9 +1,10 @@
-//! `tsuru bench [--hash MB] [--depth-offset N]`: a fixed set of positions searched to fixed
-//! depths from a cleared table.
+//! `tsuru bench [--hash MB] [--depth-offset N] [--threads N]`: a fixed set of positions
+//! searched to fixed depths from a cleared table.
 //!
-//! Prints nodes, time and nodes/s per position and in total, then `signature <nodes>`. The
-//! search is deterministic, so the signature is the same on every run of the same build: a
-//! changed signature means the search changed (Stockfish's bench convention).
+//! Prints nodes, time and nodes/s per position and in total, then `signature <nodes>`. On one
+//! thread (the default) the search is deterministic, so the signature is the same on every
+//! run of the same build: a changed signature means the search changed (Stockfish's bench
+//! convention). On several threads the counts vary from run to run: that measures speed.
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -46,12 +47,13 @@ const POSITIONS: &[(&str, &str, u32)] = &[
 ];
 
 /// The usage line shown by `--help`.
-pub const USAGE: &str = "bench [--hash MB] [--depth-offset N]";
+pub const USAGE: &str = "bench [--hash MB] [--depth-offset N] [--threads N]";
 
 /// Runs the benchmark.
 pub fn run(args: &[String]) -> Result<()> {
     let mut hash_mb = 64;
     let mut offset: i32 = 0;
+    let mut threads = 1;
     let mut i = 0;
     while i < args.len() {
         let value = args
@@ -60,11 +62,16 @@ pub fn run(args: &[String]) -> Result<()> {
         match args[i].as_str() {
             "--hash" => hash_mb = value?.parse().context("--hash needs a number")?,
             "--depth-offset" => offset = value?.parse().context("--depth-offset needs a number")?,
+            "--threads" => {
+                let n: usize = value?.parse().context("--threads needs a number")?;
+                threads = n.clamp(1, crate::config::MAX_THREADS);
+            }
             other => bail!(super::unexpected_argument(other, USAGE)),
         }
         i += 2;
     }
     let mut search = Search::new(hash_mb);
+    search.set_threads(threads);
     let stop = AtomicBool::new(false);
     let mut total_nodes = 0;
     let started = Instant::now();

@@ -1,0 +1,229 @@
+//! The parallel search (issue 20): on several threads the solver's exact scores are one
+//! thread's and its win/loss/draw results agree in sign; a parallel search stops promptly
+//! with a legal move, and no thread outlives it. (The table's integrity under concurrent
+//! writes is tested beside the table, `search::tt`.)
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::positions::random_position;
+use common::{Engine, TIMEOUT};
+use tsuru::board::{Board, Move};
+use tsuru::formats::obf;
+use tsuru::rng::Rng;
+use tsuru::search::endgame::{EndgameSolver, SolveMode, PARALLEL_MIN_EMPTIES};
+use tsuru::search::{Search, SearchLimits};
+
+/// A solver on `threads` threads.
+fn solver(threads: usize) -> EndgameSolver {
+    let mut solver = EndgameSolver::new(64);
+    solver.set_threads(threads);
+    solver
+}
+
+/// The final disc difference for the side to move after playing `pv` out.
+fn score_of_final(board: &Board, pv: &[Move]) -> i32 {
+    let mut replay = board.clone();
+    let me = replay.side_to_move();
+    for &mv in pv {
+        replay.play(mv).unwrap();
+    }
+    assert!(replay.is_game_over(), "PV {pv:?} does not end the game");
+    replay.final_score(me)
+}
+
+#[test]
+fn parallel_solves_equal_one_thread_on_ffo_1_to_19() {
+    let path = format!(
+        "{}/tests/fixtures/fforum-1-19.obf",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let positions = obf::parse_file(&std::fs::read_to_string(path).unwrap()).unwrap();
+    // Every position is big enough to be solved on all threads.
+    assert!(positions
+        .iter()
+        .all(|p| p.board.empties() >= PARALLEL_MIN_EMPTIES));
+    let stop = AtomicBool::new(false);
+    let mut one = solver(1);
+    for threads in [2, 4] {
+        let mut many = solver(threads);
+        for (i, position) in positions.iter().enumerate() {
+            let number = i + 1;
+            let expected = one
+                .solve(&mut position.board.clone(), SolveMode::Exact, &stop)
+                .unwrap();
+            let mut board = position.board.clone();
+            let solution = many.solve(&mut board, SolveMode::Exact, &stop).unwrap();
+            assert_eq!(board, position.board, "#{number}: the board is restored");
+            assert_eq!(solution.score, expected.score, "#{number} on {threads}");
+            assert_eq!(Some(solution.score), position.best_score(), "#{number}");
+            assert!(
+                position.best_moves().contains(&solution.best),
+                "#{number} on {threads}: {} not among {:?}",
+                solution.best,
+                position.best_moves()
+            );
+            assert_eq!(
+                score_of_final(&position.board, &solution.pv),
+                solution.score
+            );
+        }
+    }
+}
+
+#[test]
+fn parallel_solves_equal_one_thread_on_random_positions() {
+    let mut rng = Rng::new(2020);
+    let stop = AtomicBool::new(false);
+    let mut one = solver(1);
+    let mut many = [solver(2), solver(4)];
+    for empties in 14..=20 {
+        for _ in 0..2 {
+            let board = random_position(&mut rng, empties);
+            let exact = one
+                .solve(&mut board.clone(), SolveMode::Exact, &stop)
+                .unwrap();
+            for solver in &mut many {
+                let solution = solver
+                    .solve(&mut board.clone(), SolveMode::Exact, &stop)
+                    .unwrap();
+                assert_eq!(solution.score, exact.score, "{board:?}");
+                assert_eq!(score_of_final(&board, &solution.pv), solution.score);
+                let wld = solver
+                    .solve(&mut board.clone(), SolveMode::WinLossDraw, &stop)
+                    .unwrap();
+                assert_eq!(wld.score, exact.score.signum(), "{board:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_move_is_valued_as_one_thread_values_it() {
+    // The multi-PV solve (`solve_all`, behind NBoard's `hint N` in the endgame) shares the
+    // root moves among the threads: the same list, in the same order.
+    let mut rng = Rng::new(31);
+    let stop = AtomicBool::new(false);
+    let mut one = solver(1);
+    let mut many = solver(4);
+    for empties in [14, 16, 18] {
+        let board = random_position(&mut rng, empties);
+        for mode in [SolveMode::Exact, SolveMode::WinLossDraw] {
+            let expected = one.solve_all(&mut board.clone(), mode, &stop).unwrap();
+            let mut work = board.clone();
+            assert_eq!(many.solve_all(&mut work, mode, &stop), Some(expected));
+            assert_eq!(work, board);
+        }
+    }
+}
+
+#[test]
+fn parallel_searches_solve_endgames_as_one_thread_does() {
+    // The whole search (midgame iterations, then the solve) on 4 threads, exact and
+    // win/loss/draw, against the one-thread solver.
+    let mut rng = Rng::new(77);
+    let stop = AtomicBool::new(false);
+    let mut one = solver(1);
+    let mut search = Search::new(64);
+    search.set_threads(4);
+    for empties in [16, 18, 20] {
+        let board = random_position(&mut rng, empties);
+        let exact = one
+            .solve(&mut board.clone(), SolveMode::Exact, &stop)
+            .unwrap();
+        let limits = SearchLimits::for_level(20);
+        let result = search.iterate(&board, &limits, &stop, &mut |_| {});
+        assert_eq!(result.score.0, exact.score * 100, "{board:?}");
+        assert!(result.completed);
+        let wld = SearchLimits {
+            exact_empties: 0,
+            wld_empties: 60,
+            ..limits
+        };
+        let result = search.iterate(&board, &wld, &stop, &mut |_| {});
+        assert_eq!(result.score.0.signum(), exact.score.signum(), "{board:?}");
+    }
+}
+
+#[test]
+fn a_stopped_parallel_search_answers_promptly_with_a_legal_move() {
+    let mut rng = Rng::new(5);
+    for (empties, delay) in [(40, 5), (40, 60), (24, 30), (24, 200)] {
+        let board = random_position(&mut rng, empties);
+        let mut search = Search::new(16);
+        search.set_threads(4);
+        let stop = Arc::new(AtomicBool::new(false));
+        let raiser = {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(delay));
+                let raised = Instant::now();
+                stop.store(true, Ordering::SeqCst);
+                raised
+            })
+        };
+        // Deep enough never to finish before the stop.
+        let limits = SearchLimits::for_level(60);
+        let result = search.iterate(&board, &limits, &stop, &mut |_| {});
+        let returned = Instant::now();
+        let raised = raiser.join().unwrap();
+        assert!(!result.completed);
+        assert!(board.is_legal(result.best), "{:?}", result.best);
+        let latency = returned.saturating_duration_since(raised);
+        eprintln!("{empties} empties, stopped after {delay} ms: returned in {latency:?}");
+        // Generous for a loaded machine; typically well under a millisecond.
+        assert!(latency < Duration::from_millis(500), "{latency:?}");
+        // The helpers are gone: nothing else holds the tables (`clear` needs them alone).
+        search.clear();
+    }
+}
+
+/// The lines of one NBoard exchange up to `pong n`.
+fn ping(engine: &mut Engine, n: u32) -> Instant {
+    engine.send(&format!("ping {n}"));
+    let sent = Instant::now();
+    let pong = format!("pong {n}");
+    let lines = engine.read_until(TIMEOUT, |l| l == pong);
+    assert_eq!(lines.last().map(String::as_str), Some(pong.as_str()));
+    sent
+}
+
+#[test]
+fn a_ping_stops_a_parallel_search_and_no_thread_outlives_it() {
+    let mut engine = Engine::start(&["--threads", "4"]);
+    engine.send("nboard 2");
+    ping(&mut engine, 1);
+    let Some(idle) = engine.thread_count() else {
+        eprintln!("no /proc: thread counts not checked");
+        return;
+    };
+    engine.send("set depth 40");
+    engine.send("go");
+    // Searching: the helpers are running.
+    let deadline = Instant::now() + TIMEOUT;
+    while engine.thread_count().unwrap() < idle + 3 {
+        assert!(Instant::now() < deadline, "no helper threads appeared");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = ping(&mut engine, 2);
+    eprintln!(
+        "pong latency during a 4-thread search: {:?}",
+        sent.elapsed()
+    );
+    // The search was answered or dropped before the pong; its threads are joined by then
+    // (allow the kernel a moment to remove their entries).
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while engine.thread_count().unwrap() > idle {
+        assert!(
+            Instant::now() < deadline,
+            "a search thread outlived the search"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    engine.send("quit");
+    engine.wait_exit(TIMEOUT);
+}
