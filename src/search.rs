@@ -5,7 +5,9 @@
 //! iteration carries the same depth) and returning the last completed iteration's result
 //! ([`SearchResult`]). Near the end of the game it hands over to the exact
 //! [`endgame::EndgameSolver`]: win/loss/draw from [`SearchLimits::wld_empties`] empties,
-//! exact from [`SearchLimits::exact_empties`].
+//! exact from [`SearchLimits::exact_empties`]; under a clock, only once the solver's first
+//! selective pass is expected to fit ([`time::TimeBudget::affords_solve`]), and until then the
+//! midgame search deepens.
 //!
 //! Depth convention: a pass does not use up depth; at depth 0 the static evaluation scores the
 //! position; a finished game scores its final disc difference (empties to the winner). When a
@@ -22,11 +24,9 @@
 //! midgame iterations run as lazy SMP. This thread deepens, reports and answers as it would
 //! alone; helper threads run the same iterative deepening on their own boards and state (odd
 //! helpers one ply ahead), sharing only the two transposition tables, which are lock-free
-//! ([`tt`]). What the helpers store lets this thread cut and order sooner: on `tsuru bench`,
-//! two threads took this thread from 1.08 M nodes to 0.66-0.76 M for 30-45 % more nodes in
-//! all (8 runs on a shared, loaded 2-core machine: indicative). Helpers stop when this
-//! thread is done; the node counts are every thread's. The
-//! endgame solve that follows runs on every thread too ([`EndgameSolver::set_threads`]), with
+//! ([`tt`]). What the helpers store lets this thread cut and order sooner (figures in
+//! docs/results.md). Helpers stop when this thread is done; the node counts are every
+//! thread's. The endgame solve that follows runs on every thread too ([`EndgameSolver::set_threads`]), with
 //! the same exact results. Nodes handed to the solver inside the midgame tree are solved by
 //! the thread that reached them.
 

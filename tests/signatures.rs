@@ -39,7 +39,7 @@ fn bench_signature_is_the_pinned_one() {
 
 #[test]
 fn ffo_1_to_19_take_the_pinned_node_count() {
-    // One thread: the solve tool uses every core by default, and only one repeats counts.
+    // One thread (the default, given explicitly): only one thread repeats node counts.
     let nodes = number_after(
         &["solve", "tests/fixtures/fforum-1-19.obf", "--threads", "1"],
         "nodes",

@@ -34,7 +34,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut file = None;
     let mut mode = SolveMode::Exact;
     let mut hash_mb = DEFAULT_HASH_MB;
-    let mut threads = crate::config::default_threads();
+    let mut threads = crate::config::DEFAULT_THREADS;
     let mut first = None;
     let mut last = None;
     let mut i = 0;
