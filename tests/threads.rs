@@ -15,7 +15,7 @@ use tsuru::board::{Board, Move};
 use tsuru::formats::obf;
 use tsuru::rng::Rng;
 use tsuru::search::endgame::{EndgameSolver, SolveMode, PARALLEL_MIN_EMPTIES};
-use tsuru::search::{Search, SearchLimits};
+use tsuru::search::{Level, Search, SearchLimits};
 
 /// A solver on `threads` threads.
 fn solver(threads: usize) -> EndgameSolver {
@@ -134,7 +134,7 @@ fn parallel_searches_solve_endgames_as_one_thread_does() {
         let exact = one
             .solve(&mut board.clone(), SolveMode::Exact, &stop)
             .unwrap();
-        let limits = SearchLimits::for_level(20);
+        let limits = SearchLimits::for_level(Level::new(20).unwrap());
         let result = search.iterate(&board, &limits, &stop, &mut |_| {});
         assert_eq!(result.score.0, exact.score * 100, "{board:?}");
         assert!(result.completed);
@@ -166,7 +166,7 @@ fn a_stopped_parallel_search_answers_promptly_with_a_legal_move() {
             })
         };
         // Deep enough never to finish before the stop.
-        let limits = SearchLimits::for_level(60);
+        let limits = SearchLimits::for_level(Level::new(60).unwrap());
         let result = search.iterate(&board, &limits, &stop, &mut |_| {});
         let returned = Instant::now();
         let raised = raiser.join().unwrap();

@@ -37,6 +37,7 @@ use crate::lab::referee::sprt::{PairedSprt, Sprt};
 use crate::lab::referee::stats::{EloEstimate, Tally};
 use crate::lab::referee::{self, EngineLog, EngineSpec, Flow, GameReport, Limits, MatchConfig};
 use crate::protocol::Protocol;
+use crate::search::Level;
 
 /// The most games of an SPRT match when `--games` does not say.
 pub const SPRT_MAX_GAMES: usize = 20_000;
@@ -664,8 +665,8 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--seed" => options.seed = value?.parse().context("--seed needs a number")?,
             "--depth" => {
                 let depth: u32 = value?.parse().context("--depth needs a number")?;
-                ensure!((1..=60).contains(&depth), "--depth must be 1..60");
-                options.limits.depth = Some(depth);
+                let level = Level::new(depth).context("--depth must be 1..60")?;
+                options.limits.depth = Some(level);
             }
             "--move-time" => options.limits.move_time = Some(seconds(value?)?),
             "--time-per-game" => options.limits.game_time = Some(seconds(value?)?),
@@ -754,7 +755,7 @@ mod tests {
         assert_eq!(ok.engines[1].command, ["y", "-l", "1"]);
         assert_eq!(ok.engines[1].protocol, Some(Protocol::Nboard));
         assert_eq!(ok.engines[0].protocol, None);
-        assert_eq!((ok.games, ok.limits.depth), (6, Some(3)));
+        assert_eq!((ok.games, ok.limits.depth), (6, Level::new(3)));
         for bad in [
             "--engine a=x",
             "--engine a=x --engine a=y",
