@@ -12,7 +12,7 @@ use tsuru::board::{bits, Board, Move};
 use tsuru::eval::bundle::Evaluator;
 use tsuru::eval::{EvalBundle, Evaluation};
 use tsuru::rng::Rng;
-use tsuru::score::{Score, UNITS_PER_DISC};
+use tsuru::score::{Discs, Score};
 use tsuru::search::{Depth, Level, Search, SearchLimits, TimeBudget};
 
 /// The shipped evaluation, loaded once.
@@ -26,7 +26,7 @@ fn shipped() -> &'static Evaluator {
 fn negamax(board: &mut Board, depth: u32) -> i32 {
     let moves = board.legal_moves();
     if moves == 0 && !board.opponent_has_legal_move() {
-        return board.final_score(board.side_to_move()) * UNITS_PER_DISC;
+        return Score::from_discs(board.final_score(board.side_to_move())).0;
     }
     if depth == 0 {
         return shipped().evaluate(board).0;
@@ -227,7 +227,7 @@ fn endgame_roots_are_exact() {
             assert_eq!(result.score, Score::from_discs(expected));
         } else {
             assert_eq!(result.depth, Depth::WinLossDraw);
-            assert_eq!(result.score.0.signum(), expected.signum(), "{board:?}");
+            assert_eq!(result.score.0.signum(), expected.0.signum(), "{board:?}");
         }
         // Multi-PV exact lines carry each move's exact value.
         let all = SearchLimits {
@@ -260,7 +260,7 @@ fn pass_and_game_over_roots() {
     let result = search_to(&mut search, &over, &depth_limits(3));
     assert_eq!(result.best, Move::Pass);
     assert_eq!(result.depth, Depth::Exact);
-    assert_eq!(result.score, Score::from_discs(-64));
+    assert_eq!(result.score, Score::from_discs(Discs(-64)));
     assert!(result.lines.is_empty());
 }
 
@@ -360,7 +360,7 @@ fn a_solve_reports_probable_passes_and_a_stopped_one_answers_with_the_last() {
     expected.push(Depth::Exact);
     assert_eq!(depths, expected);
     assert_eq!(result.depth, Depth::Exact);
-    assert_eq!(result.score, Score::from_discs(38));
+    assert_eq!(result.score, Score::from_discs(Discs(38)));
     assert!(result.completed);
     assert_eq!(Depth::Probable(95).to_string(), "95%");
 

@@ -14,6 +14,7 @@ use common::{Engine, TIMEOUT};
 use tsuru::board::{Board, Move};
 use tsuru::formats::obf;
 use tsuru::rng::Rng;
+use tsuru::score::{Discs, Score};
 use tsuru::search::endgame::{EndgameSolver, SolveMode, PARALLEL_MIN_EMPTIES};
 use tsuru::search::{Level, Search, SearchLimits};
 
@@ -25,7 +26,7 @@ fn solver(threads: usize) -> EndgameSolver {
 }
 
 /// The final disc difference for the side to move after playing `pv` out.
-fn score_of_final(board: &Board, pv: &[Move]) -> i32 {
+fn score_of_final(board: &Board, pv: &[Move]) -> Discs {
     let mut replay = board.clone();
     let me = replay.side_to_move();
     for &mv in pv {
@@ -136,7 +137,11 @@ fn parallel_searches_solve_endgames_as_one_thread_does() {
             .unwrap();
         let limits = SearchLimits::for_level(Level::new(20).unwrap());
         let result = search.iterate(&board, &limits, &stop, &mut |_| {});
-        assert_eq!(result.score.0, exact.score * 100, "{board:?}");
+        assert_eq!(
+            result.score.0,
+            Score::from_discs(exact.score).0,
+            "{board:?}"
+        );
         assert!(result.completed);
         let wld = SearchLimits {
             exact_empties: 0,
@@ -144,7 +149,7 @@ fn parallel_searches_solve_endgames_as_one_thread_does() {
             ..limits
         };
         let result = search.iterate(&board, &wld, &stop, &mut |_| {});
-        assert_eq!(result.score.0.signum(), exact.score.signum(), "{board:?}");
+        assert_eq!(result.score.0.signum(), exact.score.0.signum(), "{board:?}");
     }
 }
 

@@ -2,7 +2,10 @@
 //!
 //! Scores are whole discs from the side to move's point of view, with the empty squares of a
 //! finished game going to the winner ([`Board::final_score`]). Win/loss/draw mode is the same
-//! search with the null window around 0.
+//! search with the null window around 0. The solver's interface speaks [`Discs`]; inside, the
+//! recursion (windows, node values, table scores) passes bare `i32` discs: it is the hottest
+//! code of the engine, written as integer arithmetic on windows (`-beta`, `low + 1`, `guess -
+//! 3`), and its values never leave it except through [`clip`], which types them.
 //!
 //! * **Board nodes** (at least `ordering::EVAL_ORDER_EMPTIES` empties) work on the [`Board`]
 //!   with make/undo and its incremental hash and pattern indices, because their move order
@@ -57,7 +60,7 @@ use super::stop::{NodeCounts, StopCheck};
 use super::tt::{Bound, Entry, TranspositionTable, SOLVED_DEPTH};
 use crate::board::{bits, Board, Move, Square};
 use crate::eval::{EvalBundle, Evaluation};
-use crate::score::{Score, UNITS_PER_DISC};
+use crate::score::{Discs, Score, UNITS_PER_DISC};
 
 /// Beyond any score, in score units.
 const INFINITE_UNITS: i32 = Score::INFINITY.0;
@@ -123,7 +126,7 @@ pub struct Solution {
     /// (then `pv` is empty).
     pub best: Move,
     /// The exact score in discs, or -1/0/+1 in win/loss/draw mode.
-    pub score: i32,
+    pub score: Discs,
     /// Best play from the root (in win/loss/draw mode only the first move is guaranteed).
     pub pv: Vec<Move>,
     /// Nodes searched for this solution.
@@ -294,15 +297,15 @@ impl EndgameSolver {
     pub fn search<'s>(
         &mut self,
         board: &mut Board,
-        alpha: i32,
-        beta: i32,
+        alpha: Discs,
+        beta: Discs,
         stop: impl Into<StopCheck<'s>>,
-    ) -> Option<i32> {
+    ) -> Option<Discs> {
         self.stopped = false;
         self.level = None;
         self.tt.new_generation();
-        let value = self.node(board, alpha, beta, &stop.into());
-        (!self.stopped).then_some(value)
+        let value = self.node(board, alpha.0, beta.0, &stop.into());
+        (!self.stopped).then_some(Discs(value))
     }
 
     /// Like [`EndgameSolver::search`] for use inside another search: keeps the table's
@@ -310,13 +313,13 @@ impl EndgameSolver {
     pub(crate) fn search_nested(
         &mut self,
         board: &mut Board,
-        alpha: i32,
-        beta: i32,
+        alpha: Discs,
+        beta: Discs,
         stop: &StopCheck,
-    ) -> i32 {
+    ) -> Discs {
         self.stopped = false;
         self.level = None;
-        self.node(board, alpha, beta, stop)
+        Discs(self.node(board, alpha.0, beta.0, stop))
     }
 
     /// Whether the last search was interrupted by the stop check.
@@ -419,7 +422,7 @@ impl EndgameSolver {
     ) -> Option<Solution> {
         let start_nodes = self.nodes;
         if board.is_game_over() {
-            let score = clip(board.final_score(board.side_to_move()), mode);
+            let score = clip(board.final_score(board.side_to_move()).0, mode);
             return Some(Solution {
                 best: Move::Pass,
                 score,
@@ -489,14 +492,14 @@ impl EndgameSolver {
         &mut self,
         board: &mut Board,
         mode: SolveMode,
-        guess: Option<i32>,
+        guess: Option<Discs>,
         hint: Option<Square>,
         stop: &StopCheck,
     ) -> Option<Solution> {
         let (low, high) = window(mode);
         let (mut alpha, mut beta) = match (mode, guess) {
             // Exact scores are even: this window settles guess - 2, guess and guess + 2.
-            (SolveMode::Exact, Some(guess)) => ((guess - 3).max(low), (guess + 3).min(high)),
+            (SolveMode::Exact, Some(Discs(guess))) => ((guess - 3).max(low), (guess + 3).min(high)),
             _ => (low, high),
         };
         // After a failure the value's side is searched from the bound found; a second
@@ -523,7 +526,7 @@ impl EndgameSolver {
         let mut pv = vec![Move::Play(best)];
         if mode == SolveMode::Exact {
             board.make_move(best);
-            self.extend_pv(board, -score, &mut pv, stop);
+            self.extend_pv(board, -score.0, &mut pv, stop);
             board.undo();
         }
         if self.stopped {
@@ -589,7 +592,7 @@ impl EndgameSolver {
         board: &mut Board,
         mode: SolveMode,
         stop: impl Into<StopCheck<'s>>,
-    ) -> Option<Vec<(Move, i32)>> {
+    ) -> Option<Vec<(Move, Discs)>> {
         let stop = &stop.into();
         let (alpha, beta) = window(mode);
         self.stopped = false;
@@ -818,7 +821,7 @@ impl EndgameSolver {
 
         if !board.has_legal_move() {
             if !board.opponent_has_legal_move() {
-                return board.final_score(board.side_to_move());
+                return board.final_score(board.side_to_move()).0;
             }
             board.make_pass();
             let value = -self.node(board, -beta, -alpha, stop);
@@ -1077,11 +1080,11 @@ impl EndgameSolver {
         best
     }
 
-    /// The value of `board` (score units, side to move) searched `depth` plies with the
-    /// bundle's evaluation and no selectivity: the shallow search whose value predicts the
-    /// exact one in endgame ProbCut. The board is restored before returning.
-    pub fn shallow_value(&mut self, board: &mut Board, depth: u32) -> i32 {
-        self.eval_search(board, depth, -INFINITE_UNITS, INFINITE_UNITS)
+    /// The value of `board` (side to move) searched `depth` plies with the bundle's
+    /// evaluation and no selectivity: the shallow search whose value predicts the exact one in
+    /// endgame ProbCut. The board is restored before returning.
+    pub fn shallow_value(&mut self, board: &mut Board, depth: u32) -> Score {
+        Score(self.eval_search(board, depth, -INFINITE_UNITS, INFINITE_UNITS))
     }
 
     /// Negamax value of `board` to `depth` plies with the bundle's evaluation, fail-soft
@@ -1091,7 +1094,7 @@ impl EndgameSolver {
         self.nodes += 1;
         let moves = board.legal_moves();
         if moves == 0 && !board.opponent_has_legal_move() {
-            return board.final_score(board.side_to_move()) * UNITS_PER_DISC;
+            return Score::from_discs(board.final_score(board.side_to_move())).0;
         }
         if depth == 0 {
             return self.bundle.evaluator().evaluate(board).0;
@@ -1311,10 +1314,11 @@ fn window(mode: SolveMode) -> (i32, i32) {
     }
 }
 
-/// A score as reported in a mode.
-fn clip(score: i32, mode: SolveMode) -> i32 {
-    match mode {
+/// A value of the recursion as reported in a mode: where the solver's bare integers become
+/// [`Discs`].
+fn clip(score: i32, mode: SolveMode) -> Discs {
+    Discs(match mode {
         SolveMode::Exact => score,
         SolveMode::WinLossDraw => score.signum(),
-    }
+    })
 }

@@ -225,7 +225,7 @@ fn run_endgame(
                 .map(|depth| {
                     solver.reset_nodes();
                     let value = solver.shallow_value(&mut board, depth);
-                    (value, solver.nodes())
+                    (value.0, solver.nodes())
                 })
                 .collect()
         },

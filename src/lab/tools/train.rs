@@ -299,7 +299,7 @@ fn make_validation(path: &PathBuf, games: &[Game]) -> Result<()> {
             let solution = solver
                 .solve(&mut board, SolveMode::Exact, &stop)
                 .context("solve stopped")?;
-            out.push_str(&validation::line(&board, solution.score));
+            out.push_str(&validation::line(&board, solution.score.0));
             out.push('\n');
             found += 1;
         }
