@@ -186,6 +186,16 @@ impl Board {
         self.discs[self.side.opponent().index()]
     }
 
+    /// The side to move's and the opponent's discs as a [`bits::BitView`] (the endgame
+    /// solver's view, which moves without this board's make/undo).
+    #[inline]
+    pub fn view(&self) -> bits::BitView {
+        bits::BitView {
+            player: self.player_discs(),
+            opponent: self.opponent_discs(),
+        }
+    }
+
     /// Bitboard of the empty squares.
     #[inline]
     pub fn empty_squares(&self) -> u64 {
