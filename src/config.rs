@@ -2,7 +2,8 @@
 //!
 //! [`OPTIONS`] is the single list of engine options: parsing, `--help` and the tests all read
 //! it, so they cannot drift apart. Subcommands (`perft`, `solve`, `bench`, ...) have their own
-//! table in `main.rs` and parse their own arguments.
+//! table in `main.rs` and parse their own arguments, all in one shape (the lab's `ToolArgs`,
+//! `lab/tools.rs`).
 
 use anyhow::{anyhow, bail, Context, Result};
 
