@@ -48,6 +48,8 @@ pub mod zobrist;
 
 use anyhow::{bail, Result};
 
+use crate::score::Discs;
+
 pub use square::{Color, Move, Square};
 pub use symmetry::Symmetry;
 
@@ -182,6 +184,16 @@ impl Board {
     #[inline]
     pub fn opponent_discs(&self) -> u64 {
         self.discs[self.side.opponent().index()]
+    }
+
+    /// The side to move's and the opponent's discs as a [`bits::BitView`] (the endgame
+    /// solver's view, which moves without this board's make/undo).
+    #[inline]
+    pub fn view(&self) -> bits::BitView {
+        bits::BitView {
+            player: self.player_discs(),
+            opponent: self.opponent_discs(),
+        }
     }
 
     /// Bitboard of the empty squares.
@@ -453,15 +465,15 @@ impl Board {
 
     /// Final disc difference for `color` under the usual convention that empty squares go
     /// to the winner. Meaningful when the game is over.
-    pub fn final_score(&self, color: Color) -> i32 {
+    pub fn final_score(&self, color: Color) -> Discs {
         let mine = self.count(color) as i32;
         let theirs = self.count(color.opponent()) as i32;
         let empties = self.empties() as i32;
-        match mine.cmp(&theirs) {
+        Discs(match mine.cmp(&theirs) {
             std::cmp::Ordering::Greater => mine - theirs + empties,
             std::cmp::Ordering::Less => mine - theirs - empties,
             std::cmp::Ordering::Equal => 0,
-        }
+        })
     }
 
     /// Checks every invariant of the representation; for tests. Returns what is wrong.
@@ -619,8 +631,8 @@ mod tests {
         // 13 black discs, no white: the game is over and Black wins 64-0.
         let board = Board::from_discs(0x1fff, 0, Color::White).unwrap();
         assert!(board.is_game_over());
-        assert_eq!(board.final_score(Color::Black), 64);
-        assert_eq!(board.final_score(Color::White), -64);
+        assert_eq!(board.final_score(Color::Black), Discs(64));
+        assert_eq!(board.final_score(Color::White), Discs(-64));
     }
 
     #[test]

@@ -2,17 +2,16 @@
 //!
 //! [`OPTIONS`] is the single list of engine options: parsing, `--help` and the tests all read
 //! it, so they cannot drift apart. Subcommands (`perft`, `solve`, `bench`, ...) have their own
-//! table in `main.rs` and parse their own arguments.
+//! table in `main.rs` and parse their own arguments, all in one shape (the lab's `ToolArgs`,
+//! `lab/tools.rs`).
 
 use anyhow::{anyhow, bail, Context, Result};
 
 use crate::protocol::Protocol;
+use crate::search::Level;
 
 /// Default transposition-table size in MiB.
 pub const DEFAULT_HASH_MB: usize = 64;
-
-/// Default midgame depth (plies) when neither the GUI nor the command line gives one.
-pub const DEFAULT_DEPTH: u32 = 12;
 
 /// Most search threads `--threads` takes: far beyond any machine the engine meets, it only
 /// guards against a typo starting thousands of threads.
@@ -29,8 +28,8 @@ pub const DEFAULT_THREADS: usize = 1;
 pub struct Config {
     /// Forced protocol; `None` means detect it from the first input line.
     pub protocol: Option<Protocol>,
-    /// Midgame search depth in plies (the "level").
-    pub depth: u32,
+    /// The level: midgame depth and endgame thresholds (default [`Level::DEFAULT`]).
+    pub level: Level,
     /// Seconds per move when no clock is given (`None`: depth-limited only).
     pub move_time: Option<f64>,
     /// Transposition-table size in MiB.
@@ -51,7 +50,7 @@ impl Default for Config {
     fn default() -> Config {
         Config {
             protocol: None,
-            depth: DEFAULT_DEPTH,
+            level: Level::DEFAULT,
             move_time: None,
             hash_mb: DEFAULT_HASH_MB,
             eval: crate::eval::EvalChoice::Shipped,
@@ -105,11 +104,8 @@ pub const OPTIONS: &[OptionSpec] = &[
         value: Some("N"),
         help: "midgame search depth in plies, 1-60 (default 12); see protocol.md for when it solves exactly",
         apply: |c, v| {
-            let depth: u32 = number(v, "the level")?;
-            if !(1..=60).contains(&depth) {
-                bail!("the level must be between 1 and 60");
-            }
-            c.depth = depth;
+            let n: u32 = number(v, "the level")?;
+            c.level = Level::new(n).ok_or_else(|| anyhow!("the level must be between 1 and 60"))?;
             Ok(())
         },
     },
@@ -271,10 +267,13 @@ mod tests {
         let config =
             Config::parse(&["--gtp", "--level", "8", "--hash=16", "--move-time", "2.5"]).unwrap();
         assert_eq!(config.protocol, Some(Protocol::Gtp));
-        assert_eq!(config.depth, 8);
+        assert_eq!(config.level, Level::new(8).unwrap());
         assert_eq!(config.hash_mb, 16);
         assert_eq!(config.move_time, Some(2.5));
-        assert_eq!(Config::parse(&["--depth", "3"]).unwrap().depth, 3);
+        assert_eq!(
+            Config::parse(&["--depth", "3"]).unwrap().level,
+            Level::new(3).unwrap()
+        );
         assert_eq!(Config::parse::<&str>(&[]).unwrap(), Config::default());
     }
 

@@ -7,7 +7,7 @@ use tsuru::board::{notation, perft, Board};
 use tsuru::cli::output::is_broken_pipe;
 use tsuru::cli::suggest::did_you_mean;
 use tsuru::config::Config;
-use tsuru::lab::tools::unexpected_argument;
+use tsuru::lab::tools::{Arg, ToolArgs};
 use tsuru::outln;
 
 /// A tool run as `tsuru NAME ...`.
@@ -188,21 +188,16 @@ fn perft_command(args: &[String]) -> Result<()> {
     let mut depth = None;
     let mut board = Board::start();
     let mut reference = false;
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--board" => {
-                let text = args.get(i + 1).context("--board needs a position")?;
-                board = notation::parse_board(text)?;
-                i += 1;
+    let mut args = ToolArgs::new(args, PERFT_USAGE);
+    while let Some(arg) = args.next_arg() {
+        match arg {
+            Arg::Flag(flag @ "--board") => board = notation::parse_board(args.value(flag)?)?,
+            Arg::Flag("--reference") => reference = true,
+            Arg::Positional(text) if !text.starts_with('-') && depth.is_none() => {
+                depth = Some(text.parse::<u32>().context("DEPTH must be a number")?)
             }
-            "--reference" => reference = true,
-            text if text.starts_with('-') || depth.is_some() => {
-                bail!(unexpected_argument(text, PERFT_USAGE))
-            }
-            text => depth = Some(text.parse::<u32>().context("DEPTH must be a number")?),
+            other => return Err(args.unexpected(other)),
         }
-        i += 1;
     }
     let Some(depth) = depth else {
         bail!("usage: tsuru {PERFT_USAGE}");

@@ -32,6 +32,7 @@
 
 mod alphabeta;
 pub mod endgame;
+mod level;
 pub mod ordering;
 pub mod probcut;
 pub mod stop;
@@ -49,6 +50,7 @@ use crate::board::{Board, Move};
 use crate::eval::{EvalBundle, Evaluation};
 use crate::score::Score;
 use endgame::{EndgameSolver, SolveMode};
+pub use level::Level;
 pub use time::TimeBudget;
 use tt::TranspositionTable;
 
@@ -81,34 +83,23 @@ pub struct SearchLimits {
 
 impl Default for SearchLimits {
     fn default() -> SearchLimits {
-        SearchLimits::for_level(crate::config::DEFAULT_DEPTH)
+        SearchLimits::for_level(Level::DEFAULT)
     }
 }
 
 impl SearchLimits {
-    /// The limits of a level: midgame depth `level`, win/loss/draw from
-    /// [`wld_empties_for_level`] empties and exact from [`exact_empties_for_level`].
-    pub fn for_level(level: u32) -> SearchLimits {
+    /// The limits of a level: its midgame depth, win/loss/draw from
+    /// [`Level::wld_empties`] empties and exact from [`Level::exact_empties`].
+    pub fn for_level(level: Level) -> SearchLimits {
         SearchLimits {
-            depth: Some(level),
+            depth: Some(level.depth()),
             time: None,
             nodes: None,
             multi_pv: 1,
-            exact_empties: exact_empties_for_level(level),
-            wld_empties: wld_empties_for_level(level),
+            exact_empties: level.exact_empties(),
+            wld_empties: level.wld_empties(),
         }
     }
-}
-
-/// From how many empties a level solves exactly: `level * 3 / 2`, at most 60 (so level 12
-/// solves 18 empties exactly, level 16 solves 24, level 40 and above the whole game).
-pub fn exact_empties_for_level(level: u32) -> u32 {
-    (level * 3 / 2).min(60)
-}
-
-/// From how many empties a level proves win/loss/draw: two more than it solves exactly.
-pub fn wld_empties_for_level(level: u32) -> u32 {
-    (exact_empties_for_level(level) + 2).min(60)
 }
 
 /// How deep a reported result is.

@@ -18,13 +18,13 @@ use crate::config::Config;
 use crate::formats::ggf::{GgfGame, GgfMove};
 use crate::score::Score;
 use crate::search::time::{saturating_seconds, Clock};
-use crate::search::{Search, SearchInfo, SearchLimits, SearchResult, TimeBudget};
+use crate::search::{Level, Search, SearchInfo, SearchLimits, SearchResult, TimeBudget};
 use worker::Worker;
 
 /// A game, its settings and the search thread.
 pub struct Session {
     game: GgfGame,
-    depth: u32,
+    level: Level,
     contempt: i32,
     move_time: Option<f64>,
     worker: Worker<Search>,
@@ -43,7 +43,7 @@ impl Session {
         }
         Session {
             game: GgfGame::default(),
-            depth: config.depth,
+            level: config.level,
             contempt: 0,
             move_time: config.move_time,
             worker: Worker::new(search),
@@ -86,18 +86,14 @@ impl Session {
         }
     }
 
-    /// The midgame depth (level), 1 to 60.
-    pub fn depth(&self) -> u32 {
-        self.depth
+    /// The level: midgame depth and endgame thresholds.
+    pub fn level(&self) -> Level {
+        self.level
     }
 
-    /// Sets the midgame depth (level); values outside 1..=60 are refused.
-    pub fn set_depth(&mut self, depth: u32) -> Result<()> {
-        if !(1..=60).contains(&depth) {
-            bail!("depth must be between 1 and 60, not {depth}");
-        }
-        self.depth = depth;
-        Ok(())
+    /// Sets the level (a [`Level`] is valid by construction: the front end checked it).
+    pub fn set_level(&mut self, level: Level) {
+        self.level = level;
     }
 
     /// Draw value for Black in discs as NBoard sends it (stored; see protocol.md).
@@ -115,7 +111,7 @@ impl Session {
     pub fn analysis_limits(&self, lines: usize) -> SearchLimits {
         SearchLimits {
             multi_pv: lines.max(1),
-            ..SearchLimits::for_level(self.depth)
+            ..SearchLimits::for_level(self.level)
         }
     }
 
@@ -141,7 +137,7 @@ impl Session {
         let clock = clock.unwrap_or_else(|| self.clock());
         SearchLimits {
             time: TimeBudget::for_clock(&clock, self.board().empties()),
-            ..SearchLimits::for_level(self.depth)
+            ..SearchLimits::for_level(self.level)
         }
     }
 
@@ -171,7 +167,7 @@ impl Session {
         on_done: impl FnOnce(bool) + Send + 'static,
     ) {
         let game = self.game.clone();
-        let limits = SearchLimits::for_level(self.depth);
+        let limits = SearchLimits::for_level(self.level);
         self.worker.start(move |search, stop| {
             let mut board = game.board().clone();
             let mut made = game.moves().len();
@@ -229,8 +225,6 @@ mod tests {
         session.play(GgfMove::bare("f5".parse().unwrap())).unwrap();
         let before = session.game().to_ggf();
         assert!(session.play(GgfMove::bare("a1".parse().unwrap())).is_err());
-        assert!(session.set_depth(0).is_err());
-        assert!(session.set_depth(61).is_err());
         assert_eq!(session.game().to_ggf(), before);
         session.undo().unwrap();
         assert!(session.undo().is_err());
@@ -245,7 +239,7 @@ mod tests {
         let limits = session.move_limits(None);
         let budget = limits.time.expect("a timed game gives a time limit");
         assert!(budget.hard <= Duration::from_secs(30));
-        assert_eq!(limits.depth, Some(session.depth()));
+        assert_eq!(limits.depth, Some(session.level().depth()));
         session.new_game(Board::start());
         assert_eq!(session.move_limits(None).time, None);
     }
@@ -276,7 +270,7 @@ mod tests {
     #[test]
     fn analysis_values_every_position_from_the_last_back() {
         let mut session = Session::new(&Config {
-            depth: 3,
+            level: Level::new(3).unwrap(),
             ..Config::default()
         });
         for mv in ["f5", "d6", "c3"] {
@@ -298,7 +292,7 @@ mod tests {
         let direct = search
             .iterate(
                 &Board::start(),
-                &SearchLimits::for_level(3),
+                &SearchLimits::for_level(Level::new(3).unwrap()),
                 &std::sync::atomic::AtomicBool::new(false),
                 &mut |_| {},
             )
@@ -311,7 +305,7 @@ mod tests {
     #[test]
     fn a_stopped_analysis_still_reports_its_end() {
         let mut session = Session::new(&Config {
-            depth: 30,
+            level: Level::new(30).unwrap(),
             ..Config::default()
         });
         session.play(GgfMove::bare("f5".parse().unwrap())).unwrap();
@@ -326,7 +320,7 @@ mod tests {
         let mut session = Session::new(&Config::default());
         let (sender, receiver) = std::sync::mpsc::channel();
         session.start_search(
-            SearchLimits::for_level(4),
+            SearchLimits::for_level(Level::new(4).unwrap()),
             |_| {},
             move |r| sender.send(r).unwrap(),
         );

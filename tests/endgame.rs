@@ -11,9 +11,10 @@ use std::time::Duration;
 use tsuru::board::{notation, Board, Move, Symmetry};
 use tsuru::formats::obf;
 use tsuru::rng::Rng;
+use tsuru::score::Discs;
 use tsuru::search::endgame::{EndgameSolver, SolveMode, SELECTIVE_LEVELS, SELECTIVE_ROOT_EMPTIES};
 
-fn score_of_final(board: &Board, pv: &[Move]) -> i32 {
+fn score_of_final(board: &Board, pv: &[Move]) -> Discs {
     let mut replay = board.clone();
     let me = replay.side_to_move();
     for &mv in pv {
@@ -43,9 +44,13 @@ fn solver_equals_minimax_on_small_positions() {
         finished += usize::from(board.is_game_over());
         let expected = minimax(&mut board.clone());
 
-        let value = solver.search(&mut board, -64, 64, &stop).unwrap();
+        let value = solver
+            .search(&mut board, Discs(-64), Discs(64), &stop)
+            .unwrap();
         assert_eq!(value, expected, "{board:?}");
-        let wld = solver.search(&mut board, -1, 1, &stop).unwrap();
+        let wld = solver
+            .search(&mut board, Discs(-1), Discs(1), &stop)
+            .unwrap();
         assert_eq!(wld.signum(), expected.signum(), "{board:?}");
 
         let solution = solver.solve(&mut board, SolveMode::Exact, &stop).unwrap();
@@ -117,12 +122,14 @@ fn exact_scores_are_the_same_on_all_symmetries() {
     let stop = AtomicBool::new(false);
     for empties in [12, 13, 14, 15, 16] {
         let board = random_position(&mut rng, empties);
-        let expected = solver.search(&mut board.clone(), -64, 64, &stop).unwrap();
+        let expected = solver
+            .search(&mut board.clone(), Discs(-64), Discs(64), &stop)
+            .unwrap();
         for symmetry in Symmetry::ALL {
             solver.clear();
             let mut image = board.transformed(symmetry);
             assert_eq!(
-                solver.search(&mut image, -64, 64, &stop),
+                solver.search(&mut image, Discs(-64), Discs(64), &stop),
                 Some(expected),
                 "{board:?} under {symmetry:?}"
             );
@@ -185,15 +192,15 @@ fn selective_passes_precede_the_exact_solve_of_a_large_root() {
         };
         assert!(position.board.is_legal(Move::Play(square)));
         // A selective value is a probable one: it stays within a few discs of the truth here.
-        assert!((pass.solution.score - 38).abs() <= 8, "{pass:?}");
+        assert!((pass.solution.score.0 - 38).abs() <= 8, "{pass:?}");
     }
     assert!(passes
         .windows(2)
         .all(|w| w[0].solution.nodes <= w[1].solution.nodes));
     assert!(passes.last().unwrap().solution.nodes < solution.nodes);
-    assert_eq!(solution.score, 38);
+    assert_eq!(solution.score, Discs(38));
     assert_eq!(solution.best, "a2".parse().unwrap());
-    assert_eq!(score_of_final(&position.board, &solution.pv), 38);
+    assert_eq!(score_of_final(&position.board, &solution.pv), Discs(38));
     assert_eq!(board, position.board);
 
     // Below the threshold the solve is exact at once.
@@ -230,6 +237,8 @@ fn a_node_limit_stops_a_solve_at_the_next_poll() {
     assert!(solver.nodes() > limit + 40_000, "{}", solver.nodes());
     assert_eq!(
         solution.score,
-        solver.search(&mut board.clone(), -64, 64, &flag).unwrap()
+        solver
+            .search(&mut board.clone(), Discs(-64), Discs(64), &flag)
+            .unwrap()
     );
 }

@@ -16,6 +16,7 @@ use tsuru::eval::bundle::{Evaluator, ENDGAME_SUFFIX, PROBCUT_SUFFIX};
 use tsuru::eval::pattern::{PatternEval, Weights, WeightsId};
 use tsuru::eval::{EvalBundle, EvalChoice, Evaluation, SHIPPED_WEIGHTS};
 use tsuru::rng::Rng;
+use tsuru::score::Discs;
 use tsuru::search::endgame::{EndgameSolver, SolveMode};
 use tsuru::search::probcut::{EndgameCuts, ProbCutTable, SHIPPED, SHIPPED_ENDGAME};
 use tsuru::search::{Search, SearchLimits};
@@ -115,7 +116,7 @@ fn midgame_nodes(bundle: &EvalBundle, boards: &[Board], selective: bool) -> u64 
 }
 
 /// The nodes of each selective pass and of the whole exact solve of `board` with `bundle`.
-fn solve_nodes(bundle: &EvalBundle, board: &Board) -> (Vec<u64>, u64, i32) {
+fn solve_nodes(bundle: &EvalBundle, board: &Board) -> (Vec<u64>, u64, Discs) {
     let mut solver = EndgameSolver::new(16);
     solver.set_evaluation(bundle.clone());
     let mut passes = Vec::new();

@@ -84,7 +84,10 @@ fn the_wipeout_is_over_and_passes_are_recorded() {
     let wipeout = GgfGame::parse(&corpus[1].1).unwrap();
     assert!(wipeout.board().is_game_over());
     assert_eq!(wipeout.board().count(Color::White), 0);
-    assert_eq!(wipeout.board().final_score(Color::Black), 64);
+    assert_eq!(
+        wipeout.board().final_score(Color::Black),
+        tsuru::score::Discs(64)
+    );
     let inserted = GgfGame::parse(&corpus[6].1).unwrap();
     assert_eq!(inserted.moves().len(), 2);
     assert_eq!(inserted.moves()[0].mv, Move::Pass);

@@ -112,7 +112,10 @@ fn check_finished(played: &Played) {
     let board = played.game.board();
     assert!(board.is_game_over(), "{}", played.line);
     let diff = board.final_score(Color::Black);
-    assert_eq!(tag(&played.game, "RE"), format!("{:+.2}", f64::from(diff)));
+    assert_eq!(
+        tag(&played.game, "RE"),
+        format!("{:+.2}", f64::from(diff.0))
+    );
     let counts = format!(
         "({}-{})",
         board.count(Color::Black),

@@ -12,8 +12,8 @@ use tsuru::board::{bits, Board, Move};
 use tsuru::eval::bundle::Evaluator;
 use tsuru::eval::{EvalBundle, Evaluation};
 use tsuru::rng::Rng;
-use tsuru::score::{Score, UNITS_PER_DISC};
-use tsuru::search::{Depth, Search, SearchLimits, TimeBudget};
+use tsuru::score::{Discs, Score};
+use tsuru::search::{Depth, Level, Search, SearchLimits, TimeBudget};
 
 /// The shipped evaluation, loaded once.
 fn shipped() -> &'static Evaluator {
@@ -26,7 +26,7 @@ fn shipped() -> &'static Evaluator {
 fn negamax(board: &mut Board, depth: u32) -> i32 {
     let moves = board.legal_moves();
     if moves == 0 && !board.opponent_has_legal_move() {
-        return board.final_score(board.side_to_move()) * UNITS_PER_DISC;
+        return Score::from_discs(board.final_score(board.side_to_move())).0;
     }
     if depth == 0 {
         return shipped().evaluate(board).0;
@@ -206,7 +206,11 @@ fn endgame_roots_are_exact() {
         }
         tested += 1;
         let expected = minimax(&mut board.clone());
-        let result = search_to(&mut search, &board, &SearchLimits::for_level(12));
+        let result = search_to(
+            &mut search,
+            &board,
+            &SearchLimits::for_level(Level::new(12).unwrap()),
+        );
         assert_eq!(result.depth, Depth::Exact, "{board:?}");
         assert_eq!(result.score, Score::from_discs(expected), "{board:?}");
         assert!(result.completed);
@@ -214,7 +218,7 @@ fn endgame_roots_are_exact() {
         let wld = SearchLimits {
             exact_empties: 0,
             wld_empties: 60,
-            ..SearchLimits::for_level(1)
+            ..SearchLimits::for_level(Level::new(1).unwrap())
         };
         let result = search_to(&mut search, &board, &wld);
         if result.depth == Depth::Exact {
@@ -223,12 +227,12 @@ fn endgame_roots_are_exact() {
             assert_eq!(result.score, Score::from_discs(expected));
         } else {
             assert_eq!(result.depth, Depth::WinLossDraw);
-            assert_eq!(result.score.0.signum(), expected.signum(), "{board:?}");
+            assert_eq!(result.score.0.signum(), expected.0.signum(), "{board:?}");
         }
         // Multi-PV exact lines carry each move's exact value.
         let all = SearchLimits {
             multi_pv: 64,
-            ..SearchLimits::for_level(12)
+            ..SearchLimits::for_level(Level::new(12).unwrap())
         };
         let result = search_to(&mut search, &board, &all);
         for line in &result.lines {
@@ -256,7 +260,7 @@ fn pass_and_game_over_roots() {
     let result = search_to(&mut search, &over, &depth_limits(3));
     assert_eq!(result.best, Move::Pass);
     assert_eq!(result.depth, Depth::Exact);
-    assert_eq!(result.score, Score::from_discs(-64));
+    assert_eq!(result.score, Score::from_discs(Discs(-64)));
     assert!(result.lines.is_empty());
 }
 
@@ -345,7 +349,7 @@ fn a_solve_reports_probable_passes_and_a_stopped_one_answers_with_the_last() {
         "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X",
     )
     .unwrap();
-    let limits = SearchLimits::for_level(14);
+    let limits = SearchLimits::for_level(Level::new(14).unwrap());
     let mut search = Search::new(16);
     let stop = AtomicBool::new(false);
     let mut depths = Vec::new();
@@ -356,7 +360,7 @@ fn a_solve_reports_probable_passes_and_a_stopped_one_answers_with_the_last() {
     expected.push(Depth::Exact);
     assert_eq!(depths, expected);
     assert_eq!(result.depth, Depth::Exact);
-    assert_eq!(result.score, Score::from_discs(38));
+    assert_eq!(result.score, Score::from_discs(Discs(38)));
     assert!(result.completed);
     assert_eq!(Depth::Probable(95).to_string(), "95%");
 
@@ -392,7 +396,7 @@ fn a_node_limit_stops_midgame_searches_and_solves() {
         let limits = SearchLimits {
             nodes: Some(limit),
             depth: None,
-            ..SearchLimits::for_level(level)
+            ..SearchLimits::for_level(Level::new(level).unwrap())
         };
         let result = search_to(&mut search, &board, &limits);
         assert!(!result.completed, "{} empties", board.empties());
@@ -434,7 +438,7 @@ fn the_hard_deadline_stops_a_solve() {
     assert!(budget.affords_solve(24));
     let limits = SearchLimits {
         time: Some(budget),
-        ..SearchLimits::for_level(60)
+        ..SearchLimits::for_level(Level::new(60).unwrap())
     };
     let mut search = Search::new(16);
     let result = search_to(&mut search, &board, &limits);
@@ -472,7 +476,7 @@ fn a_clock_too_short_for_a_solve_deepens_the_midgame_instead() {
     let limits = SearchLimits {
         depth: Some(7),
         time: Some(budget),
-        ..SearchLimits::for_level(60)
+        ..SearchLimits::for_level(Level::new(60).unwrap())
     };
     let mut search = Search::new(16);
     let result = search_to(&mut search, &board, &limits);

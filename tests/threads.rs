@@ -14,8 +14,9 @@ use common::{Engine, TIMEOUT};
 use tsuru::board::{Board, Move};
 use tsuru::formats::obf;
 use tsuru::rng::Rng;
+use tsuru::score::{Discs, Score};
 use tsuru::search::endgame::{EndgameSolver, SolveMode, PARALLEL_MIN_EMPTIES};
-use tsuru::search::{Search, SearchLimits};
+use tsuru::search::{Level, Search, SearchLimits};
 
 /// A solver on `threads` threads.
 fn solver(threads: usize) -> EndgameSolver {
@@ -25,7 +26,7 @@ fn solver(threads: usize) -> EndgameSolver {
 }
 
 /// The final disc difference for the side to move after playing `pv` out.
-fn score_of_final(board: &Board, pv: &[Move]) -> i32 {
+fn score_of_final(board: &Board, pv: &[Move]) -> Discs {
     let mut replay = board.clone();
     let me = replay.side_to_move();
     for &mv in pv {
@@ -134,9 +135,13 @@ fn parallel_searches_solve_endgames_as_one_thread_does() {
         let exact = one
             .solve(&mut board.clone(), SolveMode::Exact, &stop)
             .unwrap();
-        let limits = SearchLimits::for_level(20);
+        let limits = SearchLimits::for_level(Level::new(20).unwrap());
         let result = search.iterate(&board, &limits, &stop, &mut |_| {});
-        assert_eq!(result.score.0, exact.score * 100, "{board:?}");
+        assert_eq!(
+            result.score.0,
+            Score::from_discs(exact.score).0,
+            "{board:?}"
+        );
         assert!(result.completed);
         let wld = SearchLimits {
             exact_empties: 0,
@@ -144,7 +149,7 @@ fn parallel_searches_solve_endgames_as_one_thread_does() {
             ..limits
         };
         let result = search.iterate(&board, &wld, &stop, &mut |_| {});
-        assert_eq!(result.score.0.signum(), exact.score.signum(), "{board:?}");
+        assert_eq!(result.score.0.signum(), exact.score.0.signum(), "{board:?}");
     }
 }
 
@@ -166,7 +171,7 @@ fn a_stopped_parallel_search_answers_promptly_with_a_legal_move() {
             })
         };
         // Deep enough never to finish before the stop.
-        let limits = SearchLimits::for_level(60);
+        let limits = SearchLimits::for_level(Level::new(60).unwrap());
         let result = search.iterate(&board, &limits, &stop, &mut |_| {});
         let returned = Instant::now();
         let raised = raiser.join().unwrap();

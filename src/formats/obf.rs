@@ -14,6 +14,7 @@ use std::fmt;
 use anyhow::{anyhow, bail, Context, Result};
 
 use crate::board::{notation, Board, Move};
+use crate::score::Discs;
 
 /// One position of an OBF file.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,14 +22,14 @@ pub struct ObfPosition {
     /// The position (no history).
     pub board: Board,
     /// Moves with their exact scores, in the file's order (best first).
-    pub scores: Vec<(Move, i32)>,
+    pub scores: Vec<(Move, Discs)>,
     /// A trailing `%` comment, without the `%`.
     pub comment: Option<String>,
 }
 
 impl ObfPosition {
     /// The best score listed, if any.
-    pub fn best_score(&self) -> Option<i32> {
+    pub fn best_score(&self) -> Option<Discs> {
         self.scores.iter().map(|&(_, score)| score).max()
     }
 
@@ -75,7 +76,7 @@ pub fn parse_line(line: &str) -> Result<Option<ObfPosition>> {
         if !board.is_legal(mv) {
             bail!("{mv} is not a legal move of the position");
         }
-        scores.push((mv, score));
+        scores.push((mv, Discs(score)));
     }
     Ok(Some(ObfPosition {
         board,
@@ -120,7 +121,7 @@ mod tests {
         let position = parse_line(FFO1).unwrap().unwrap();
         assert_eq!(position.board.empties(), 14);
         assert_eq!(position.scores.len(), 8);
-        assert_eq!(position.scores[0], ("g8".parse().unwrap(), 18));
+        assert_eq!(position.scores[0], ("g8".parse().unwrap(), Discs(18)));
         assert_eq!(position.best_moves(), ["g8".parse::<Move>().unwrap()]);
         assert_eq!(position.to_string(), FFO1);
         assert_eq!(

@@ -32,6 +32,7 @@ use anyhow::{bail, Context, Result};
 use crate::board::{Color, Move};
 use crate::formats::openings::Opening;
 use crate::protocol::Protocol;
+use crate::search::Level;
 pub use engine::EngineLog;
 use engine::EngineProcess;
 use game::GameOutcome;
@@ -53,7 +54,7 @@ pub struct EngineSpec {
 pub struct Limits {
     /// Midgame depth, sent to NBoard engines with `set depth` (GTP has no such command: give
     /// it on a GTP engine's command line).
-    pub depth: Option<u32>,
+    pub depth: Option<Level>,
     /// Seconds per move.
     pub move_time: Option<f64>,
     /// Seconds per game and player (a sudden-death clock).

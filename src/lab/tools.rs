@@ -17,22 +17,78 @@ pub mod train;
 
 use crate::cli::suggest::did_you_mean;
 
-/// The pairs `(flag, value)` of a tool's `--flag value` arguments; an error names the usage
-/// when a flag has no value, or suggests a flag of `usage` when the last one is unknown.
-pub(crate) fn flag_pairs<'a>(
+/// One word of a tool's command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg<'a> {
+    /// A word starting with `--`: a flag, whose value (if it takes one) is the next word.
+    Flag(&'a str),
+    /// Any other word: a file, a depth.
+    Positional(&'a str),
+}
+
+impl<'a> Arg<'a> {
+    /// The word as given.
+    pub fn text(self) -> &'a str {
+        match self {
+            Arg::Flag(text) | Arg::Positional(text) => text,
+        }
+    }
+}
+
+/// A tool's command line, read one word at a time: the one shape of every tool's parser
+/// (and `perft`'s). A tool loops over [`ToolArgs::next_arg`], matches each [`Arg`] by name,
+/// takes a flag's value with [`ToolArgs::value`] (or [`ToolArgs::whole_number`]) and
+/// refuses anything else with [`ToolArgs::unexpected`], so that a missing value and an
+/// unknown flag read the same in every tool.
+pub struct ToolArgs<'a> {
     args: &'a [String],
-    usage: &str,
-) -> anyhow::Result<Vec<(&'a str, &'a str)>> {
-    args.chunks(2)
-        .map(|pair| match pair {
-            [flag, value] => Ok((flag.as_str(), value.as_str())),
-            [flag] if !usage_flags(usage).contains(&flag.as_str()) => {
-                anyhow::bail!(unexpected_argument(flag, usage))
-            }
-            [flag] => anyhow::bail!("{flag} needs a value (usage: tsuru {usage})"),
-            _ => unreachable!("chunks of two"),
+    next: usize,
+    usage: &'a str,
+}
+
+impl<'a> ToolArgs<'a> {
+    /// The arguments after the tool's name, and the tool's usage line (for error messages
+    /// and did-you-mean suggestions).
+    pub fn new(args: &'a [String], usage: &'a str) -> ToolArgs<'a> {
+        ToolArgs {
+            args,
+            next: 0,
+            usage,
+        }
+    }
+
+    /// The next word, `None` after the last.
+    pub fn next_arg(&mut self) -> Option<Arg<'a>> {
+        let word = self.args.get(self.next)?.as_str();
+        self.next += 1;
+        Some(if word.starts_with("--") {
+            Arg::Flag(word)
+        } else {
+            Arg::Positional(word)
         })
-        .collect()
+    }
+
+    /// The value of `flag`: the next word, whatever it is; an error naming the flag and the
+    /// usage when there is none.
+    pub fn value(&mut self, flag: &str) -> anyhow::Result<&'a str> {
+        let usage = self.usage;
+        let word = self
+            .args
+            .get(self.next)
+            .ok_or_else(|| anyhow::anyhow!("{flag} needs a value (usage: tsuru {usage})"))?;
+        self.next += 1;
+        Ok(word)
+    }
+
+    /// The value of `flag` as a whole number ([`whole_number`]).
+    pub fn whole_number(&mut self, flag: &str) -> anyhow::Result<u64> {
+        whole_number(flag, self.value(flag)?)
+    }
+
+    /// The error for a word the tool does not take ([`unexpected_argument`]).
+    pub fn unexpected(&self, arg: Arg) -> anyhow::Error {
+        anyhow::anyhow!(unexpected_argument(arg.text(), self.usage))
+    }
 }
 
 /// A flag's value as a whole number, or an error naming the flag.
@@ -40,18 +96,6 @@ pub(crate) fn whole_number(flag: &str, text: &str) -> anyhow::Result<u64> {
     use anyhow::Context;
     text.parse::<u64>()
         .with_context(|| format!("{flag} needs a whole number, not {text:?}"))
-}
-
-/// The whole number after the flag `args[i]` (for tools that also take a positional
-/// argument, so cannot use [`flag_pairs`]); an error names the flag, and the usage when the
-/// value is missing.
-pub(crate) fn number_after(args: &[String], i: usize, usage: &str) -> anyhow::Result<u64> {
-    use anyhow::Context;
-    let flag = &args[i];
-    let text = args
-        .get(i + 1)
-        .with_context(|| format!("{flag} needs a value (usage: tsuru {usage})"))?;
-    whole_number(flag, text)
 }
 
 /// The error message for an argument a tool does not know: names it, suggests the nearest
@@ -106,20 +150,32 @@ mod tests {
     }
 
     #[test]
-    fn flag_pairs_tell_a_missing_value_from_an_unknown_flag() {
-        let usage = "datagen --out FILE --games N";
+    fn tool_args_tell_a_missing_value_from_an_unknown_flag() {
+        let usage = "solve FILE.obf --games N";
         let args = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let pairs = args(&["--out", "f", "--games", "3"]);
-        assert_eq!(
-            flag_pairs(&pairs, usage).unwrap(),
-            [("--out", "f"), ("--games", "3")]
-        );
-        let missing = flag_pairs(&args(&["--out", "f", "--games"]), usage).unwrap_err();
-        assert!(missing.to_string().contains("--games needs a value"));
-        let unknown = flag_pairs(&args(&["--gmes"]), usage).unwrap_err();
+        let words = args(&["file", "--games", "3"]);
+        let mut parsed = ToolArgs::new(&words, usage);
+        assert_eq!(parsed.next_arg(), Some(Arg::Positional("file")));
+        assert_eq!(parsed.next_arg(), Some(Arg::Flag("--games")));
+        assert_eq!(parsed.whole_number("--games").unwrap(), 3);
+        assert_eq!(parsed.next_arg(), None);
+        let words = args(&["--games"]);
+        let mut parsed = ToolArgs::new(&words, usage);
+        let flag = parsed.next_arg().unwrap();
+        let missing = parsed.value(flag.text()).unwrap_err().to_string();
         assert!(
-            unknown.to_string().contains("did you mean '--games'?"),
-            "{unknown}"
+            missing.contains("--games needs a value (usage: tsuru solve"),
+            "{missing}"
+        );
+        let unknown = parsed.unexpected(Arg::Flag("--gmes")).to_string();
+        assert!(unknown.contains("did you mean '--games'?"), "{unknown}");
+        let words = args(&["--games", "x"]);
+        let mut parsed = ToolArgs::new(&words, usage);
+        parsed.next_arg();
+        let bad = parsed.whole_number("--games").unwrap_err().to_string();
+        assert!(
+            bad.contains("--games needs a whole number, not \"x\""),
+            "{bad}"
         );
     }
 }

@@ -29,6 +29,7 @@ use std::sync::atomic::AtomicBool;
 
 use crate::board::{Board, Color};
 use crate::eval::pattern::{features, stage_of, FEATURES};
+use crate::score::Discs;
 use crate::search::endgame::EndgameSolver;
 use games::Game;
 
@@ -140,11 +141,11 @@ pub fn label_game(
             };
             if board.empties() <= solve_empties {
                 if let Some(solver) = solver.as_deref_mut() {
-                    if let Some(value) = solver.search(&mut board, -64, 64, &stop) {
+                    if let Some(value) = solver.search(&mut board, Discs(-64), Discs(64), &stop) {
                         black_label = if board.side_to_move() == Color::Black {
-                            value
+                            value.0
                         } else {
-                            -value
+                            -value.0
                         };
                         kind = LabelKind::Exact;
                     }
@@ -291,9 +292,9 @@ mod tests {
             let mut board = position.board().unwrap();
             if position.empties() <= 10 {
                 let value = EndgameSolver::new(1)
-                    .search(&mut board, -64, 64, &stop)
+                    .search(&mut board, Discs(-64), Discs(64), &stop)
                     .unwrap();
-                assert_eq!(i32::from(position.label), value);
+                assert_eq!(i32::from(position.label), value.0);
                 solved += 1;
             } else {
                 let black = if position.side == Color::Black {

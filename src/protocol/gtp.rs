@@ -684,7 +684,7 @@ fn time_left(gtp: &mut Gtp, args: &[&str]) -> Reply {
 /// `B+N`, `W+N` or `0` for the position, empties to the side ahead.
 fn score_text(board: &Board) -> String {
     let score = board.final_score(Color::Black);
-    match score.signum() {
+    match score.0.signum() {
         1 => format!("B+{score}"),
         -1 => format!("W+{}", -score),
         _ => "0".into(),
@@ -734,12 +734,12 @@ fn rules_final_result(gtp: &mut Gtp, _: &[&str]) -> Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::TimeBudget;
+    use crate::search::{Level, TimeBudget};
 
     fn gtp() -> Gtp {
         Gtp {
             session: Session::new(&Config {
-                depth: 2,
+                level: Level::new(2).unwrap(),
                 hash_mb: 2,
                 ..Config::default()
             }),
@@ -815,7 +815,7 @@ mod tests {
     fn move_time_bounds_genmove_unless_the_controller_sets_a_clock() {
         let mut g = Gtp {
             session: Session::new(&Config {
-                depth: 60,
+                level: Level::new(60).unwrap(),
                 move_time: Some(0.25),
                 hash_mb: 2,
                 ..Config::default()

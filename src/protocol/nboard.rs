@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 
 use super::input::Input;
 use super::output::Output;
@@ -16,7 +16,7 @@ use crate::board::Move;
 use crate::config::Config;
 use crate::formats::ggf::{parse_move_token, GgfGame};
 use crate::score::Score;
-use crate::search::{Depth, PvLine, SearchInfo};
+use crate::search::{Depth, Level, PvLine, SearchInfo};
 use crate::session::Session;
 
 /// The name sent with `set myname` (one token, as NBoard keeps only the first word).
@@ -101,7 +101,13 @@ fn set(session: &mut Session, rest: &str) -> Result<()> {
     let (name, value) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
     let value = value.trim();
     match name {
-        "depth" => session.set_depth(value.parse().context("depth needs a number")?),
+        "depth" => {
+            let depth: u32 = value.parse().context("depth needs a number")?;
+            let level = Level::new(depth)
+                .ok_or_else(|| anyhow!("depth must be between 1 and 60, not {depth}"))?;
+            session.set_level(level);
+            Ok(())
+        }
         "game" => {
             session.set_game(GgfGame::parse(value)?);
             Ok(())

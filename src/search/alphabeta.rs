@@ -8,6 +8,10 @@
 //! returns the same value with the table on or off: the exact N-ply minimax value (a deeper
 //! entry bounds a *different*, deeper value). Nodes where the remaining depth covers every
 //! empty square are finished by the exact solver: every line reaches the end there anyway.
+//!
+//! Windows and node values are bare `i32` score units (a [`Score`]'s representation): the
+//! node recursion is window arithmetic in the hottest loop of the midgame. Discs enter only
+//! as [`Score::from_discs`] (final scores, the solver's values in `solve_node`).
 
 use super::ordering;
 use super::probcut::Cut;
@@ -16,7 +20,7 @@ use super::tt::Bound;
 use super::{Search, MAX_PLY, POLL_INTERVAL};
 use crate::board::{Board, Move};
 use crate::eval::Evaluation;
-use crate::score::{Score, UNITS_PER_DISC};
+use crate::score::{Discs, Score, UNITS_PER_DISC};
 
 /// Nodes with at most this many empties and depth covering them go to the exact solver.
 const SOLVER_HANDOFF_EMPTIES: u32 = 14;
@@ -191,19 +195,19 @@ impl Search {
         }
         let empties = board.empties();
         if depth >= empties && empties <= SOLVER_HANDOFF_EMPTIES {
-            return self.solve_node(board, alpha, beta, stop);
+            return self.solve_node(board, Score(alpha), Score(beta), stop).0;
         }
         let moves = board.legal_moves();
         if depth == 0 || ply >= MAX_PLY - 2 {
             // A game that ended with empty squares left is scored exactly, not estimated.
             if moves == 0 && !board.opponent_has_legal_move() {
-                return board.final_score(board.side_to_move()) * UNITS_PER_DISC;
+                return Score::from_discs(board.final_score(board.side_to_move())).0;
             }
             return self.bundle.evaluator().evaluate(board).0;
         }
         if moves == 0 {
             if !board.opponent_has_legal_move() {
-                return board.final_score(board.side_to_move()) * UNITS_PER_DISC;
+                return Score::from_discs(board.final_score(board.side_to_move())).0;
             }
             board.make_pass();
             let value = -self.alphabeta(board, depth, -beta, -alpha, ply + 1, stop);
@@ -332,22 +336,27 @@ impl Search {
         None
     }
 
-    /// The exact value of a node (in score units) from the endgame solver, which polls the
-    /// same stop check with its own node count.
-    fn solve_node(&mut self, board: &mut Board, alpha: i32, beta: i32, stop: &StopCheck) -> i32 {
+    /// The exact value of a node from the endgame solver, which polls the same stop check
+    /// with its own node count.
+    fn solve_node(
+        &mut self,
+        board: &mut Board,
+        alpha: Score,
+        beta: Score,
+        stop: &StopCheck,
+    ) -> Score {
         // Exact values are whole discs, so a disc window that contains the unit window gives
         // the same cut decisions.
-        let low = alpha.div_euclid(UNITS_PER_DISC).clamp(-65, 65);
-        let high = (beta + UNITS_PER_DISC - 1)
-            .div_euclid(UNITS_PER_DISC)
-            .clamp(-65, 65);
+        let bound = |discs: Discs| Discs(discs.0.clamp(-65, 65));
+        let low = bound(alpha.floor_discs());
+        let high = bound(beta.ceil_discs());
         let stop = stop.less_nodes(self.nodes);
         let value = self.solver.search_nested(board, low, high, &stop);
         if self.solver.was_stopped() {
             self.stopped = true;
-            return 0;
+            return Score::ZERO;
         }
-        value * UNITS_PER_DISC
+        Score::from_discs(value)
     }
 
     /// Makes `mv` followed by the child's PV the PV of `ply`.

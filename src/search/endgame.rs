@@ -2,13 +2,17 @@
 //!
 //! Scores are whole discs from the side to move's point of view, with the empty squares of a
 //! finished game going to the winner ([`Board::final_score`]). Win/loss/draw mode is the same
-//! search with the null window around 0.
+//! search with the null window around 0. The solver's interface speaks [`Discs`]; inside, the
+//! recursion (windows, node values, table scores) passes bare `i32` discs: it is the hottest
+//! code of the engine, written as integer arithmetic on windows (`-beta`, `low + 1`, `guess -
+//! 3`), and its values never leave it except through [`clip`], which types them.
 //!
 //! * **Board nodes** (at least `ordering::EVAL_ORDER_EMPTIES` empties) work on the [`Board`]
 //!   with make/undo and its incremental hash and pattern indices, because their move order
 //!   uses the evaluation of each child (see `ordering::solver_order`).
 //! * **View nodes** (down to [`LEAF_EMPTIES`] + 1 empties) search the transient bitboard view
-//!   `(p, o)`, hashed by [`bits::hash`], with no make/undo: fastest-first order (fewest
+//!   ([`BitView`]: the side to move's discs, the opponent's), hashed by [`BitView::hash`],
+//!   with no make/undo: fastest-first order (fewest
 //!   opponent replies, corners first among equals, a quadrant with an even number of empties
 //!   breaking ties), the table from `TT_MIN_EMPTIES` (8), an enhanced transposition cutoff from
 //!   `ETC_MIN_EMPTIES` (10). Both kinds of node cut on the opponent's stable discs
@@ -55,9 +59,10 @@ use std::sync::Arc;
 use super::ordering::{self, SQUARE_ORDER};
 use super::stop::{NodeCounts, StopCheck};
 use super::tt::{Bound, Entry, TranspositionTable, SOLVED_DEPTH};
-use crate::board::{bits, Board, Move, Square};
+use crate::board::bits::{self, BitView};
+use crate::board::{Board, Move, Square};
 use crate::eval::{EvalBundle, Evaluation};
-use crate::score::{Score, UNITS_PER_DISC};
+use crate::score::{Discs, Score, UNITS_PER_DISC};
 
 /// Beyond any score, in score units.
 const INFINITE_UNITS: i32 = Score::INFINITY.0;
@@ -123,7 +128,7 @@ pub struct Solution {
     /// (then `pv` is empty).
     pub best: Move,
     /// The exact score in discs, or -1/0/+1 in win/loss/draw mode.
-    pub score: i32,
+    pub score: Discs,
     /// Best play from the root (in win/loss/draw mode only the first move is guaranteed).
     pub pv: Vec<Move>,
     /// Nodes searched for this solution.
@@ -294,15 +299,15 @@ impl EndgameSolver {
     pub fn search<'s>(
         &mut self,
         board: &mut Board,
-        alpha: i32,
-        beta: i32,
+        alpha: Discs,
+        beta: Discs,
         stop: impl Into<StopCheck<'s>>,
-    ) -> Option<i32> {
+    ) -> Option<Discs> {
         self.stopped = false;
         self.level = None;
         self.tt.new_generation();
-        let value = self.node(board, alpha, beta, &stop.into());
-        (!self.stopped).then_some(value)
+        let value = self.node(board, alpha.0, beta.0, &stop.into());
+        (!self.stopped).then_some(Discs(value))
     }
 
     /// Like [`EndgameSolver::search`] for use inside another search: keeps the table's
@@ -310,13 +315,13 @@ impl EndgameSolver {
     pub(crate) fn search_nested(
         &mut self,
         board: &mut Board,
-        alpha: i32,
-        beta: i32,
+        alpha: Discs,
+        beta: Discs,
         stop: &StopCheck,
-    ) -> i32 {
+    ) -> Discs {
         self.stopped = false;
         self.level = None;
-        self.node(board, alpha, beta, stop)
+        Discs(self.node(board, alpha.0, beta.0, stop))
     }
 
     /// Whether the last search was interrupted by the stop check.
@@ -419,7 +424,7 @@ impl EndgameSolver {
     ) -> Option<Solution> {
         let start_nodes = self.nodes;
         if board.is_game_over() {
-            let score = clip(board.final_score(board.side_to_move()), mode);
+            let score = clip(board.final_score(board.side_to_move()).0, mode);
             return Some(Solution {
                 best: Move::Pass,
                 score,
@@ -489,14 +494,14 @@ impl EndgameSolver {
         &mut self,
         board: &mut Board,
         mode: SolveMode,
-        guess: Option<i32>,
+        guess: Option<Discs>,
         hint: Option<Square>,
         stop: &StopCheck,
     ) -> Option<Solution> {
         let (low, high) = window(mode);
         let (mut alpha, mut beta) = match (mode, guess) {
             // Exact scores are even: this window settles guess - 2, guess and guess + 2.
-            (SolveMode::Exact, Some(guess)) => ((guess - 3).max(low), (guess + 3).min(high)),
+            (SolveMode::Exact, Some(Discs(guess))) => ((guess - 3).max(low), (guess + 3).min(high)),
             _ => (low, high),
         };
         // After a failure the value's side is searched from the bound found; a second
@@ -523,7 +528,7 @@ impl EndgameSolver {
         let mut pv = vec![Move::Play(best)];
         if mode == SolveMode::Exact {
             board.make_move(best);
-            self.extend_pv(board, -score, &mut pv, stop);
+            self.extend_pv(board, -score.0, &mut pv, stop);
             board.undo();
         }
         if self.stopped {
@@ -589,7 +594,7 @@ impl EndgameSolver {
         board: &mut Board,
         mode: SolveMode,
         stop: impl Into<StopCheck<'s>>,
-    ) -> Option<Vec<(Move, i32)>> {
+    ) -> Option<Vec<(Move, Discs)>> {
         let stop = &stop.into();
         let (alpha, beta) = window(mode);
         self.stopped = false;
@@ -785,19 +790,13 @@ impl EndgameSolver {
     fn node(&mut self, board: &mut Board, mut alpha: i32, mut beta: i32, stop: &StopCheck) -> i32 {
         let empties = board.empties();
         if empties <= VIEW_MAX_EMPTIES {
-            return self.view_node(
-                board.player_discs(),
-                board.opponent_discs(),
-                alpha,
-                beta,
-                stop,
-            );
+            return self.view_node(board.view(), alpha, beta, stop);
         }
         self.nodes += 1;
         if self.poll(stop) {
             return 0;
         }
-        if let Some(upper) = stability_bound(board.player_discs(), board.opponent_discs(), alpha) {
+        if let Some(upper) = stability_bound(board.view(), alpha) {
             if upper <= alpha {
                 return upper;
             }
@@ -818,7 +817,7 @@ impl EndgameSolver {
 
         if !board.has_legal_move() {
             if !board.opponent_has_legal_move() {
-                return board.final_score(board.side_to_move());
+                return board.final_score(board.side_to_move()).0;
             }
             board.make_pass();
             let value = -self.node(board, -beta, -alpha, stop);
@@ -950,33 +949,26 @@ impl EndgameSolver {
         None
     }
 
-    /// Negamax value of the bitboard view `(p, o)` (side to move first) with at most
-    /// [`VIEW_MAX_EMPTIES`] empties: the same node as [`EndgameSolver::node`] without the
-    /// board's make/undo, hashed by [`bits::hash`].
-    fn view_node(
-        &mut self,
-        p: u64,
-        o: u64,
-        mut alpha: i32,
-        mut beta: i32,
-        stop: &StopCheck,
-    ) -> i32 {
-        let empties = (!(p | o)).count_ones();
+    /// Negamax value of the bitboard view with at most [`VIEW_MAX_EMPTIES`] empties: the
+    /// same node as [`EndgameSolver::node`] without the board's make/undo, hashed by
+    /// [`BitView::hash`].
+    fn view_node(&mut self, view: BitView, mut alpha: i32, mut beta: i32, stop: &StopCheck) -> i32 {
+        let empties = view.empties();
         if empties <= LEAF_EMPTIES {
-            return self.leaf_entry(p, o, alpha, beta);
+            return self.leaf_entry(view, alpha, beta);
         }
         self.nodes += 1;
         if self.poll(stop) {
             return 0;
         }
-        if let Some(upper) = stability_bound(p, o, alpha) {
+        if let Some(upper) = stability_bound(view, alpha) {
             if upper <= alpha {
                 return upper;
             }
             beta = beta.min(upper);
         }
 
-        let hash = (empties >= TT_MIN_EMPTIES).then(|| bits::hash(p, o));
+        let hash = (empties >= TT_MIN_EMPTIES).then(|| view.hash());
         let mut hint = NO_SQUARE;
         if let Some(hash) = hash {
             if let Some(entry) = self.tt.probe(hash) {
@@ -987,25 +979,25 @@ impl EndgameSolver {
             }
         }
 
-        let moves = bits::mobility(p, o);
+        let moves = view.mobility();
         if moves == 0 {
-            if bits::mobility(o, p) == 0 {
-                return final_diff(p, o, empties as i32);
+            if view.passed().mobility() == 0 {
+                return final_diff(view, empties as i32);
             }
-            return -self.view_node(o, p, -beta, -alpha, stop);
+            return -self.view_node(view.passed(), -beta, -alpha, stop);
         }
 
         // The moves with their flips, fastest-first (see `ordering::reply_key`).
         // A node with k empties has at most k moves.
         let mut list = [(0u8, 0u64, 0i32); VIEW_MAX_EMPTIES as usize];
         let mut n = 0;
-        let even = even_quadrants(!(p | o));
+        let even = even_quadrants(view.empty());
         for square in bits::squares(moves) {
-            let flipped = bits::flips(p, o, square.index());
+            let flipped = view.flips(square.index());
             let key = if square.index() as u8 == hint {
                 i32::MIN
             } else {
-                ordering::reply_key(p, o, square, flipped)
+                ordering::reply_key(view, square, flipped)
                     + if even & square.bit() != 0 {
                         PARITY_KEY
                     } else {
@@ -1027,8 +1019,7 @@ impl EndgameSolver {
 
         if empties >= ETC_MIN_EMPTIES {
             for &(sq, flipped, _) in &list[..n] {
-                let child = bits::hash(o & !flipped, p | flipped | (1 << sq));
-                let entry = self.tt.probe(child);
+                let entry = self.tt.probe(view.play(sq as usize, flipped).hash());
                 if let Some(value) = entry.and_then(|entry| refutes(entry, SOLVED_DEPTH, beta)) {
                     return value;
                 }
@@ -1039,13 +1030,13 @@ impl EndgameSolver {
         let mut best = -65;
         let mut best_square = NO_SQUARE;
         for (i, &(sq, flipped, _)) in list[..n].iter().enumerate() {
-            let (cp, co) = (o & !flipped, p | flipped | (1 << sq));
+            let child = view.play(sq as usize, flipped);
             let value = if i == 0 {
-                -self.view_node(cp, co, -beta, -alpha, stop)
+                -self.view_node(child, -beta, -alpha, stop)
             } else {
-                let probe = -self.view_node(cp, co, -alpha - 1, -alpha, stop);
+                let probe = -self.view_node(child, -alpha - 1, -alpha, stop);
                 if probe > alpha && probe < beta {
-                    -self.view_node(cp, co, -beta, -probe, stop)
+                    -self.view_node(child, -beta, -probe, stop)
                 } else {
                     probe
                 }
@@ -1077,11 +1068,11 @@ impl EndgameSolver {
         best
     }
 
-    /// The value of `board` (score units, side to move) searched `depth` plies with the
-    /// bundle's evaluation and no selectivity: the shallow search whose value predicts the
-    /// exact one in endgame ProbCut. The board is restored before returning.
-    pub fn shallow_value(&mut self, board: &mut Board, depth: u32) -> i32 {
-        self.eval_search(board, depth, -INFINITE_UNITS, INFINITE_UNITS)
+    /// The value of `board` (side to move) searched `depth` plies with the bundle's
+    /// evaluation and no selectivity: the shallow search whose value predicts the exact one in
+    /// endgame ProbCut. The board is restored before returning.
+    pub fn shallow_value(&mut self, board: &mut Board, depth: u32) -> Score {
+        Score(self.eval_search(board, depth, -INFINITE_UNITS, INFINITE_UNITS))
     }
 
     /// Negamax value of `board` to `depth` plies with the bundle's evaluation, fail-soft
@@ -1091,7 +1082,7 @@ impl EndgameSolver {
         self.nodes += 1;
         let moves = board.legal_moves();
         if moves == 0 && !board.opponent_has_legal_move() {
-            return board.final_score(board.side_to_move()) * UNITS_PER_DISC;
+            return Score::from_discs(board.final_score(board.side_to_move())).0;
         }
         if depth == 0 {
             return self.bundle.evaluator().evaluate(board).0;
@@ -1122,8 +1113,8 @@ impl EndgameSolver {
     }
 
     /// Enters the leaf search: the bitboard view and the parity-ordered empty list.
-    fn leaf_entry(&mut self, p: u64, o: u64, alpha: i32, beta: i32) -> i32 {
-        let empty = !(p | o);
+    fn leaf_entry(&mut self, view: BitView, alpha: i32, beta: i32) -> i32 {
+        let empty = view.empty();
         let mut list = [0u8; LEAF_EMPTIES as usize];
         let mut n = 0;
         let even = even_quadrants(empty);
@@ -1141,16 +1132,14 @@ impl EndgameSolver {
             .iter()
             .rev()
             .fold(0u64, |acc, &sq| (acc << 8) | sq as u64);
-        self.leaf(p, o, alpha, beta, packed, n, false)
+        self.leaf(view, alpha, beta, packed, n, false)
     }
 
     /// Negamax on the bitboard view with the `n` empty squares packed in `list`, one a byte,
     /// in search order from the low byte.
-    #[allow(clippy::too_many_arguments)]
     fn leaf(
         &mut self,
-        p: u64,
-        o: u64,
+        view: BitView,
         mut alpha: i32,
         beta: i32,
         list: u64,
@@ -1158,7 +1147,7 @@ impl EndgameSolver {
         passed: bool,
     ) -> i32 {
         if n == 1 {
-            return self.last_square(p, o, list as usize & 0xff);
+            return self.last_square(view, list as usize & 0xff);
         }
         self.nodes += 1;
         let mut best = -65;
@@ -1166,25 +1155,17 @@ impl EndgameSolver {
         for i in 0..n {
             let sq = rest as usize & 0xff;
             rest >>= 8;
-            if bits::NEIGHBOURS[sq] & o == 0 {
+            if bits::NEIGHBOURS[sq] & view.opponent == 0 {
                 continue;
             }
-            let flipped = bits::flips(p, o, sq);
+            let flipped = view.flips(sq);
             if flipped == 0 {
                 continue;
             }
             // The list without byte i, the others in order.
             let low = (1u64 << (8 * i)) - 1;
             let child = (list & low) | ((list >> 8) & !low);
-            let value = -self.leaf(
-                o & !flipped,
-                p | flipped | (1 << sq),
-                -beta,
-                -alpha,
-                child,
-                n - 1,
-                false,
-            );
+            let value = -self.leaf(view.play(sq, flipped), -beta, -alpha, child, n - 1, false);
             if value > best {
                 best = value;
                 if value > alpha {
@@ -1200,14 +1181,18 @@ impl EndgameSolver {
         }
         if passed {
             // Neither side can move: the game is over with n empties.
-            return final_diff(p, o, n as i32);
+            return final_diff(view, n as i32);
         }
-        -self.leaf(o, p, -beta, -alpha, list, n, true)
+        -self.leaf(view.passed(), -beta, -alpha, list, n, true)
     }
 
     /// The value of the position with one empty square `sq`, by counting flips.
     #[inline]
-    fn last_square(&mut self, p: u64, o: u64, sq: usize) -> i32 {
+    fn last_square(&mut self, view: BitView, sq: usize) -> i32 {
+        let BitView {
+            player: p,
+            opponent: o,
+        } = view;
         self.nodes += 1;
         let diff = p.count_ones() as i32 - o.count_ones() as i32;
         // A side can only flip on `sq` if a neighbour holds the other side's disc.
@@ -1227,7 +1212,7 @@ impl EndgameSolver {
         if theirs > 0 {
             return diff - 1 - 2 * theirs;
         }
-        final_diff(p, o, 1)
+        final_diff(view, 1)
     }
 }
 
@@ -1269,21 +1254,25 @@ fn refutes(child: Entry, tag: u8, beta: i32) -> Option<i32> {
         .then_some(value)
 }
 
-/// An upper bound on the value for the side to move owning `p`: the opponent's stable discs
+/// An upper bound on the value for the side to move: the opponent's stable discs
 /// ([`bits::stable`]) can never be taken. `None` when the bound could not reach `alpha` (the
 /// opponent has too few discs), which skips the computation where it cannot cut.
 #[inline]
-fn stability_bound(p: u64, o: u64, alpha: i32) -> Option<i32> {
+fn stability_bound(view: BitView, alpha: i32) -> Option<i32> {
+    let BitView {
+        player: p,
+        opponent: o,
+    } = view;
     if 64 - 2 * (o.count_ones() as i32) > alpha {
         return None;
     }
     Some(64 - 2 * bits::stable(o, p | o).count_ones() as i32)
 }
 
-/// Final score for `p` against `o` with `empties` squares left, empties to the winner.
+/// Final score for the side to move with `empties` squares left, empties to the winner.
 #[inline]
-fn final_diff(p: u64, o: u64, empties: i32) -> i32 {
-    let diff = p.count_ones() as i32 - o.count_ones() as i32;
+fn final_diff(view: BitView, empties: i32) -> i32 {
+    let diff = view.player.count_ones() as i32 - view.opponent.count_ones() as i32;
     match diff.signum() {
         1 => diff + empties,
         -1 => diff - empties,
@@ -1311,10 +1300,11 @@ fn window(mode: SolveMode) -> (i32, i32) {
     }
 }
 
-/// A score as reported in a mode.
-fn clip(score: i32, mode: SolveMode) -> i32 {
-    match mode {
+/// A value of the recursion as reported in a mode: where the solver's bare integers become
+/// [`Discs`].
+fn clip(score: i32, mode: SolveMode) -> Discs {
+    Discs(match mode {
         SolveMode::Exact => score,
         SolveMode::WinLossDraw => score.signum(),
-    }
+    })
 }

@@ -6,7 +6,8 @@
 //!
 //! The table's best move always comes first. The midgame search uses plain fastest-first.
 
-use crate::board::{bits, Board, Square};
+use crate::board::bits::{self, BitView};
+use crate::board::{Board, Square};
 use crate::eval::bundle::Evaluator;
 use crate::eval::Evaluation;
 
@@ -42,13 +43,12 @@ pub(crate) fn solver_order(
     hint: Option<Square>,
     eval: &Evaluator,
 ) -> MoveBuffer {
-    let p = board.player_discs();
-    let o = board.opponent_discs();
+    let view = board.view();
     let use_eval = board.empties() >= EVAL_ORDER_EMPTIES;
     let mut buffer = MoveBuffer::default();
     for square in bits::squares(board.legal_moves()) {
-        let flipped = bits::flips(p, o, square.index());
-        let mut key = reply_key(p, o, square, flipped);
+        let flipped = view.flips(square.index());
+        let mut key = reply_key(view, square, flipped);
         if use_eval {
             board.apply_flips(square, flipped);
             let empties = board.empties();
@@ -123,15 +123,14 @@ const EVAL_SCALE: i32 = 16;
 /// The legal squares of `board` in search order: `hint` (a table move) first, then
 /// fastest-first with the square rank breaking ties.
 pub(crate) fn fastest_first(board: &Board, hint: Option<Square>) -> MoveBuffer {
-    let p = board.player_discs();
-    let o = board.opponent_discs();
+    let view = board.view();
     let mut buffer = MoveBuffer::default();
     for square in bits::squares(board.legal_moves()) {
-        let flipped = bits::flips(p, o, square.index());
+        let flipped = view.flips(square.index());
         let key = if Some(square) == hint {
             i32::MIN
         } else {
-            reply_key(p, o, square, flipped)
+            reply_key(view, square, flipped)
         };
         buffer.push(square, key);
     }
@@ -142,10 +141,8 @@ pub(crate) fn fastest_first(board: &Board, hint: Option<Square>) -> MoveBuffer {
 /// The fastest-first key of a move (lower is tried first): the opponent's replies after it,
 /// corner replies counted twice, 16 units each, plus the square's static rank.
 #[inline]
-pub(crate) fn reply_key(p: u64, o: u64, square: Square, flipped: u64) -> i32 {
-    let np = p | flipped | square.bit();
-    let no = o & !flipped;
-    let replies = bits::mobility(no, np);
+pub(crate) fn reply_key(view: BitView, square: Square, flipped: u64) -> i32 {
+    let replies = view.play(square.index(), flipped).mobility();
     (replies.count_ones() + (replies & CORNERS).count_ones()) as i32 * 16
         + SQUARE_ORDER[square.index()] as i32
 }

@@ -3,6 +3,7 @@
 
 use tsuru::board::{bits, Board, Color};
 use tsuru::rng::Rng;
+use tsuru::score::Discs;
 
 /// A position reached by random play from the start down to `empties` empty squares (or
 /// earlier if the game ends), with its history dropped.
@@ -21,7 +22,7 @@ pub fn random_position(rng: &mut Rng, empties: u32) -> Board {
 
 /// Plain minimax of the final disc difference for the side to move: no pruning, no tables,
 /// no ordering (a pass is a move of its own).
-pub fn minimax(board: &mut Board) -> i32 {
+pub fn minimax(board: &mut Board) -> Discs {
     let moves = board.legal_moves();
     if moves == 0 {
         if !board.opponent_has_legal_move() {
@@ -32,7 +33,7 @@ pub fn minimax(board: &mut Board) -> i32 {
         board.undo();
         return value;
     }
-    let mut best = i32::MIN;
+    let mut best = Discs(i32::MIN);
     for square in bits::squares(moves) {
         board.make_move(square);
         best = best.max(-minimax(board));
@@ -44,7 +45,7 @@ pub fn minimax(board: &mut Board) -> i32 {
 /// The result of a finished game as GTP's `final_score` writes it: `B+12`, `W+3` or `0`.
 pub fn score_text(board: &Board) -> String {
     let score = board.final_score(Color::Black);
-    match score.signum() {
+    match score.0.signum() {
         1 => format!("B+{score}"),
         -1 => format!("W+{}", -score),
         _ => "0".into(),

@@ -70,7 +70,7 @@ fn new_record(names: [&str; 2], opening: &[Move], limits: &Limits) -> GgfGame {
 /// Ends a record: adds `RE` and returns the outcome.
 fn finish(mut record: GgfGame, fault: Option<(Color, Fault)>) -> GameOutcome {
     let black_diff = match &fault {
-        None => record.board().final_score(Color::Black),
+        None => record.board().final_score(Color::Black).0,
         Some((Color::Black, _)) => -64,
         Some((Color::White, _)) => 64,
     };

@@ -14,6 +14,7 @@ use std::time::Instant;
 use super::engine::EngineProcess;
 use super::{EngineMove, Fault, FaultKind, Limits, MoveRequest, Player};
 use crate::formats::ggf::{self, Clock, GgfGame, GgfMove};
+use crate::search::Level;
 
 /// An NBoard engine process and what it has been told.
 pub struct NboardPlayer {
@@ -31,7 +32,7 @@ impl NboardPlayer {
         process.send("nboard 2")?;
         let depth = match limits.depth {
             Some(depth) => Some(depth),
-            None if limits.game_time.is_some() || limits.move_time.is_some() => Some(60),
+            None if limits.game_time.is_some() || limits.move_time.is_some() => Level::new(60),
             None => None,
         };
         if let Some(depth) = depth {

@@ -9,8 +9,9 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 
+use super::{Arg, ToolArgs};
 use crate::board::{notation, Board};
 use crate::search::{Search, SearchLimits};
 
@@ -54,21 +55,27 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut hash_mb = 64;
     let mut offset: i32 = 0;
     let mut threads = 1;
-    let mut i = 0;
-    while i < args.len() {
-        let value = args
-            .get(i + 1)
-            .with_context(|| format!("{} needs a value", args[i]));
-        match args[i].as_str() {
-            "--hash" => hash_mb = value?.parse().context("--hash needs a number")?,
-            "--depth-offset" => offset = value?.parse().context("--depth-offset needs a number")?,
-            "--threads" => {
-                let n: usize = value?.parse().context("--threads needs a number")?;
+    let mut args = ToolArgs::new(args, USAGE);
+    while let Some(arg) = args.next_arg() {
+        match arg {
+            Arg::Flag(flag @ "--hash") => {
+                hash_mb = args.value(flag)?.parse().context("--hash needs a number")?
+            }
+            Arg::Flag(flag @ "--depth-offset") => {
+                offset = args
+                    .value(flag)?
+                    .parse()
+                    .context("--depth-offset needs a number")?
+            }
+            Arg::Flag(flag @ "--threads") => {
+                let n: usize = args
+                    .value(flag)?
+                    .parse()
+                    .context("--threads needs a number")?;
                 threads = n.clamp(1, crate::config::MAX_THREADS);
             }
-            other => bail!(super::unexpected_argument(other, USAGE)),
+            other => return Err(args.unexpected(other)),
         }
-        i += 2;
     }
     let mut search = Search::new(hash_mb);
     search.set_threads(threads);

@@ -20,9 +20,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{ensure, Context, Result};
 
-use super::{flag_pairs, whole_number};
+use super::{whole_number, Arg, ToolArgs};
 use crate::eval::EvalBundle;
 use crate::lab::training::selfplay::{play_game, read_file, SelfPlayConfig};
 use crate::search::endgame::EndgameSolver;
@@ -125,25 +125,29 @@ fn parse_args(args: &[String]) -> Result<Options> {
         random_max: 30,
         weights: None,
     };
-    for (flag, value) in flag_pairs(args, USAGE)? {
-        let number = |text: &str| whole_number(flag, text);
+    let mut args = ToolArgs::new(args, USAGE);
+    while let Some(arg) = args.next_arg() {
+        let Arg::Flag(flag) = arg else {
+            return Err(args.unexpected(arg));
+        };
         match flag {
-            "--out" => out = Some(PathBuf::from(value)),
-            "--games" => games = Some(number(value)?),
-            "--seed" => config.seed = number(value)?,
-            "--depth" => config.depth = number(value)? as u32,
-            "--solve-empties" => config.solve_empties = number(value)? as u32,
+            "--out" => out = Some(PathBuf::from(args.value(flag)?)),
+            "--games" => games = Some(args.whole_number(flag)?),
+            "--seed" => config.seed = args.whole_number(flag)?,
+            "--depth" => config.depth = args.whole_number(flag)? as u32,
+            "--solve-empties" => config.solve_empties = args.whole_number(flag)? as u32,
             "--random" => {
+                let value = args.value(flag)?;
                 let (low, high) = value
                     .split_once('-')
                     .with_context(|| format!("--random needs MIN-MAX, not {value:?}"))?;
-                config.random_min = number(low)? as u32;
-                config.random_max = number(high)? as u32;
+                config.random_min = whole_number(flag, low)? as u32;
+                config.random_max = whole_number(flag, high)? as u32;
             }
-            "--first-index" => first_index = number(value)?,
-            "--hash" => hash_mb = number(value)?.clamp(1, 4096) as usize,
-            "--eval-file" => eval_file = Some(value.to_string()),
-            other => bail!(super::unexpected_argument(other, USAGE)),
+            "--first-index" => first_index = args.whole_number(flag)?,
+            "--hash" => hash_mb = args.whole_number(flag)?.clamp(1, 4096) as usize,
+            "--eval-file" => eval_file = Some(args.value(flag)?.to_string()),
+            _ => return Err(args.unexpected(arg)),
         }
     }
     config.check()?;

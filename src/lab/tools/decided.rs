@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
+use super::{Arg, ToolArgs};
 use crate::board::{Board, Color};
 use crate::formats::ggf::GgfGame;
 use crate::search::endgame::{EndgameSolver, SolveMode};
@@ -39,21 +40,16 @@ struct Tally {
 /// Runs the tool.
 pub fn run(args: &[String]) -> Result<()> {
     let (mut file, mut empties, mut hash_mb) = (None, DEFAULT_EMPTIES, 1024usize);
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--empties" => {
-                empties = super::number_after(args, i, USAGE)?.min(u64::from(u32::MAX)) as u32;
-                i += 1;
+    let mut args = ToolArgs::new(args, USAGE);
+    while let Some(arg) = args.next_arg() {
+        match arg {
+            Arg::Flag(flag @ "--empties") => {
+                empties = args.whole_number(flag)?.min(u64::from(u32::MAX)) as u32
             }
-            "--hash" => {
-                hash_mb = super::number_after(args, i, USAGE)? as usize;
-                i += 1;
-            }
-            name if !name.starts_with("--") && file.is_none() => file = Some(name.to_string()),
-            other => bail!(super::unexpected_argument(other, USAGE)),
+            Arg::Flag(flag @ "--hash") => hash_mb = args.whole_number(flag)? as usize,
+            Arg::Positional(name) if file.is_none() => file = Some(name.to_string()),
+            other => return Err(args.unexpected(other)),
         }
-        i += 1;
     }
     let Some(file) = file else {
         bail!("usage: tsuru {USAGE}");
@@ -105,8 +101,8 @@ pub fn run(args: &[String]) -> Result<()> {
         for (player, sign) in [(black, 1), (white, -1)] {
             let tally = tallies.entry(player).or_default();
             tally.games += 1;
-            tally.before += i64::from(sign * exact);
-            tally.after += i64::from(sign * (last - exact));
+            tally.before += i64::from(sign * exact.0);
+            tally.after += i64::from(sign * (last - exact).0);
             tally.changed += u32::from(exact.signum() != last.signum());
         }
     }

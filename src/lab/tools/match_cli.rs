@@ -31,12 +31,14 @@ use std::path::PathBuf;
 
 use anyhow::{bail, ensure, Context, Result};
 
+use super::{Arg, ToolArgs};
 use crate::board::Color;
 use crate::formats::openings::{self, Opening};
 use crate::lab::referee::sprt::{PairedSprt, Sprt};
 use crate::lab::referee::stats::{EloEstimate, Tally};
 use crate::lab::referee::{self, EngineLog, EngineSpec, Flow, GameReport, Limits, MatchConfig};
 use crate::protocol::Protocol;
+use crate::search::Level;
 
 /// The most games of an SPRT match when `--games` does not say.
 pub const SPRT_MAX_GAMES: usize = 20_000;
@@ -598,18 +600,16 @@ fn parse_args(args: &[String]) -> Result<Options> {
     let mut games = None;
     let mut elos = None;
     let mut rates = [None, None];
-    let mut i = 0;
-    while i < args.len() {
-        let flag = args[i].as_str();
+    let mut args = ToolArgs::new(args, USAGE);
+    while let Some(arg) = args.next_arg() {
+        let Arg::Flag(flag) = arg else {
+            return Err(args.unexpected(arg));
+        };
         if flag == "--resume" {
             options.resume = true;
-            i += 1;
             continue;
         }
-        let value = args
-            .get(i + 1)
-            .with_context(|| format!("{flag} needs a value (usage: tsuru {USAGE})"));
-        let seconds = |text: &String| -> Result<f64> {
+        let seconds = |text: &str| -> Result<f64> {
             let value: f64 = text
                 .parse()
                 .with_context(|| format!("{flag} needs seconds, not {text:?}"))?;
@@ -618,7 +618,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         };
         match flag {
             "--engine" => {
-                let text = value?;
+                let text = args.value(flag)?;
                 let (name, command) = text
                     .split_once('=')
                     .with_context(|| format!("--engine needs NAME=CMD, not {text:?}"))?;
@@ -632,7 +632,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
                 });
             }
             "--protocol" => {
-                let text = value?;
+                let text = args.value(flag)?;
                 let (name, protocol) = text
                     .split_once('=')
                     .with_context(|| format!("--protocol needs NAME=gtp|nboard, not {text:?}"))?;
@@ -640,14 +640,17 @@ fn parse_args(args: &[String]) -> Result<Options> {
                     .protocols
                     .push((name.to_string(), protocol.parse()?));
             }
-            "--openings" => options.openings = Some(PathBuf::from(value?)),
+            "--openings" => options.openings = Some(PathBuf::from(args.value(flag)?)),
             "--games" => {
-                let count: usize = value?.parse().context("--games needs a number")?;
+                let count: usize = args
+                    .value(flag)?
+                    .parse()
+                    .context("--games needs a number")?;
                 ensure!(count > 0, "--games must be at least 1");
                 games = Some(count);
             }
             "--sprt" => {
-                let text = value?;
+                let text = args.value(flag)?;
                 let parsed = text.split_once(',').and_then(|(elo0, elo1)| {
                     Some((elo0.trim().parse().ok()?, elo1.trim().parse().ok()?))
                 });
@@ -656,29 +659,37 @@ fn parse_args(args: &[String]) -> Result<Options> {
                 })?);
             }
             "--alpha" | "--beta" => {
-                let rate: f64 = value?
+                let rate: f64 = args
+                    .value(flag)?
                     .parse()
                     .with_context(|| format!("{flag} needs a probability"))?;
                 rates[usize::from(flag == "--beta")] = Some(rate);
             }
-            "--seed" => options.seed = value?.parse().context("--seed needs a number")?,
-            "--depth" => {
-                let depth: u32 = value?.parse().context("--depth needs a number")?;
-                ensure!((1..=60).contains(&depth), "--depth must be 1..60");
-                options.limits.depth = Some(depth);
+            "--seed" => {
+                options.seed = args.value(flag)?.parse().context("--seed needs a number")?
             }
-            "--move-time" => options.limits.move_time = Some(seconds(value?)?),
-            "--time-per-game" => options.limits.game_time = Some(seconds(value?)?),
-            "--timeout" => options.limits.timeout = seconds(value?)?,
-            "--margin" => options.limits.margin = seconds(value?)?,
+            "--depth" => {
+                let depth: u32 = args
+                    .value(flag)?
+                    .parse()
+                    .context("--depth needs a number")?;
+                let level = Level::new(depth).context("--depth must be 1..60")?;
+                options.limits.depth = Some(level);
+            }
+            "--move-time" => options.limits.move_time = Some(seconds(args.value(flag)?)?),
+            "--time-per-game" => options.limits.game_time = Some(seconds(args.value(flag)?)?),
+            "--timeout" => options.limits.timeout = seconds(args.value(flag)?)?,
+            "--margin" => options.limits.margin = seconds(args.value(flag)?)?,
             "--concurrency" => {
-                options.concurrency = value?.parse().context("--concurrency needs a number")?;
+                options.concurrency = args
+                    .value(flag)?
+                    .parse()
+                    .context("--concurrency needs a number")?;
                 ensure!(options.concurrency > 0, "--concurrency must be at least 1");
             }
-            "--out" => options.out = PathBuf::from(value?),
-            other => bail!(super::unexpected_argument(other, USAGE)),
+            "--out" => options.out = PathBuf::from(args.value(flag)?),
+            _ => return Err(args.unexpected(arg)),
         }
-        i += 2;
     }
     match elos {
         Some((elo0, elo1)) => {
@@ -754,7 +765,7 @@ mod tests {
         assert_eq!(ok.engines[1].command, ["y", "-l", "1"]);
         assert_eq!(ok.engines[1].protocol, Some(Protocol::Nboard));
         assert_eq!(ok.engines[0].protocol, None);
-        assert_eq!((ok.games, ok.limits.depth), (6, Some(3)));
+        assert_eq!((ok.games, ok.limits.depth), (6, Level::new(3)));
         for bad in [
             "--engine a=x",
             "--engine a=x --engine a=y",

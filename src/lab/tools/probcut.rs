@@ -25,9 +25,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{ensure, Context, Result};
 
-use super::{flag_pairs, whole_number};
+use super::{Arg, ToolArgs};
 use crate::board::Board;
 use crate::eval::pattern::{stage_of, PatternEval};
 use crate::eval::EvalBundle;
@@ -225,7 +225,7 @@ fn run_endgame(
                 .map(|depth| {
                     solver.reset_nodes();
                     let value = solver.shallow_value(&mut board, depth);
-                    (value, solver.nodes())
+                    (value.0, solver.nodes())
                 })
                 .collect()
         },
@@ -312,18 +312,21 @@ fn parse_args(args: &[String]) -> Result<Options> {
         endgame: None,
         eval_file: None,
     };
-    for (flag, value) in flag_pairs(args, USAGE)? {
-        let number = || whole_number(flag, value);
+    let mut args = ToolArgs::new(args, USAGE);
+    while let Some(arg) = args.next_arg() {
+        let Arg::Flag(flag) = arg else {
+            return Err(args.unexpected(arg));
+        };
         match flag {
-            "--wthor" => options.wthor = PathBuf::from(value),
-            "--positions" => options.positions = number()? as usize,
-            "--stages" => options.stages = number()? as usize,
-            "--seed" => options.seed = number()?,
-            "--threads" => options.threads = number()? as usize,
-            "--out" => options.out = Some(PathBuf::from(value)),
-            "--endgame" => options.endgame = Some(PathBuf::from(value)),
-            "--eval-file" => options.eval_file = Some(value.to_string()),
-            other => bail!(super::unexpected_argument(other, USAGE)),
+            "--wthor" => options.wthor = PathBuf::from(args.value(flag)?),
+            "--positions" => options.positions = args.whole_number(flag)? as usize,
+            "--stages" => options.stages = args.whole_number(flag)? as usize,
+            "--seed" => options.seed = args.whole_number(flag)?,
+            "--threads" => options.threads = args.whole_number(flag)? as usize,
+            "--out" => options.out = Some(PathBuf::from(args.value(flag)?)),
+            "--endgame" => options.endgame = Some(PathBuf::from(args.value(flag)?)),
+            "--eval-file" => options.eval_file = Some(args.value(flag)?.to_string()),
+            _ => return Err(args.unexpected(arg)),
         }
     }
     ensure!((1..=60).contains(&options.stages), "--stages must be 1..60");

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
+use super::{Arg, ToolArgs};
 use crate::board::Move;
 use crate::formats::obf;
 use crate::search::endgame::{EndgameSolver, SolveMode};
@@ -37,31 +38,19 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut threads = crate::config::DEFAULT_THREADS;
     let mut first = None;
     let mut last = None;
-    let mut i = 0;
-    while i < args.len() {
-        let value = |i: usize| super::number_after(args, i, USAGE).map(|n| n as usize);
-        match args[i].as_str() {
-            "--wld" => mode = SolveMode::WinLossDraw,
-            "--hash" => {
-                hash_mb = value(i)?;
-                i += 1;
+    let mut args = ToolArgs::new(args, USAGE);
+    while let Some(arg) = args.next_arg() {
+        match arg {
+            Arg::Flag("--wld") => mode = SolveMode::WinLossDraw,
+            Arg::Flag(flag @ "--hash") => hash_mb = args.whole_number(flag)? as usize,
+            Arg::Flag(flag @ "--threads") => {
+                threads = (args.whole_number(flag)? as usize).clamp(1, crate::config::MAX_THREADS)
             }
-            "--threads" => {
-                threads = value(i)?.clamp(1, crate::config::MAX_THREADS);
-                i += 1;
-            }
-            "--first" => {
-                first = Some(value(i)?);
-                i += 1;
-            }
-            "--last" => {
-                last = Some(value(i)?);
-                i += 1;
-            }
-            name if !name.starts_with("--") && file.is_none() => file = Some(name.to_string()),
-            other => bail!(super::unexpected_argument(other, USAGE)),
+            Arg::Flag(flag @ "--first") => first = Some(args.whole_number(flag)? as usize),
+            Arg::Flag(flag @ "--last") => last = Some(args.whole_number(flag)? as usize),
+            Arg::Positional(name) if file.is_none() => file = Some(name.to_string()),
+            other => return Err(args.unexpected(other)),
         }
-        i += 1;
     }
     let Some(file) = file else {
         bail!("usage: tsuru {USAGE}");

@@ -16,6 +16,7 @@ use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
 
+use super::{Arg, ToolArgs};
 use crate::board::{Board, Color};
 use crate::eval::pattern::{layout, PatternEval, Weights};
 use crate::eval::{Evaluation, SeedsEval};
@@ -299,7 +300,7 @@ fn make_validation(path: &PathBuf, games: &[Game]) -> Result<()> {
             let solution = solver
                 .solve(&mut board, SolveMode::Exact, &stop)
                 .context("solve stopped")?;
-            out.push_str(&validation::line(&board, solution.score));
+            out.push_str(&validation::line(&board, solution.score.0));
             out.push('\n');
             found += 1;
         }
@@ -363,49 +364,47 @@ fn parse_args(args: &[String]) -> Result<Options> {
         out: None,
         make_validation: None,
     };
-    let mut i = 0;
-    while i < args.len() {
-        let flag = args[i].as_str();
-        let value = args
-            .get(i + 1)
-            .with_context(|| format!("{flag} needs a value (usage: tsuru {USAGE})"));
-        let number = |text: &String| -> Result<f64> {
+    let mut args = ToolArgs::new(args, USAGE);
+    while let Some(arg) = args.next_arg() {
+        let Arg::Flag(flag) = arg else {
+            return Err(args.unexpected(arg));
+        };
+        let number = |text: &str| -> Result<f64> {
             text.parse::<f64>()
                 .with_context(|| format!("{flag} needs a number, not {text:?}"))
         };
         match flag {
-            "--wthor" => options.wthor = Some(PathBuf::from(value?)),
-            "--logbook" => options.logbook = Some(PathBuf::from(value?)),
-            "--selfplay" => options.selfplay.push(PathBuf::from(value?)),
-            "--stages" => options.stages = number(value?)? as usize,
-            "--epochs" => options.fit.epochs = number(value?)? as usize,
-            "--rate" => options.fit.rate = number(value?)? as f32,
-            "--l2" => options.fit.l2 = number(value?)? as f32,
+            "--wthor" => options.wthor = Some(PathBuf::from(args.value(flag)?)),
+            "--logbook" => options.logbook = Some(PathBuf::from(args.value(flag)?)),
+            "--selfplay" => options.selfplay.push(PathBuf::from(args.value(flag)?)),
+            "--stages" => options.stages = number(args.value(flag)?)? as usize,
+            "--epochs" => options.fit.epochs = number(args.value(flag)?)? as usize,
+            "--rate" => options.fit.rate = number(args.value(flag)?)? as f32,
+            "--l2" => options.fit.l2 = number(args.value(flag)?)? as f32,
             "--shrink-to" => {
-                options.fit.shrink_to_start = match value?.as_str() {
+                options.fit.shrink_to_start = match args.value(flag)? {
                     "zero" => false,
                     "previous" => true,
                     other => bail!("--shrink-to takes zero or previous, not {other:?}"),
                 }
             }
-            "--threads" => options.fit.threads = number(value?)? as usize,
-            "--holdout-every" => options.holdout_every = number(value?)? as usize,
-            "--solve-empties" => options.solve_empties = number(value?)? as u32,
-            "--positions" => options.positions = Some(PathBuf::from(value?)),
-            "--window" => options.window = number(value?)? as u32,
+            "--threads" => options.fit.threads = number(args.value(flag)?)? as usize,
+            "--holdout-every" => options.holdout_every = number(args.value(flag)?)? as usize,
+            "--solve-empties" => options.solve_empties = number(args.value(flag)?)? as u32,
+            "--positions" => options.positions = Some(PathBuf::from(args.value(flag)?)),
+            "--window" => options.window = number(args.value(flag)?)? as u32,
             "--labels" => {
-                options.solved_labels = match value?.as_str() {
+                options.solved_labels = match args.value(flag)? {
                     "result" => false,
                     "solved" => true,
                     other => bail!("--labels takes result or solved, not {other:?}"),
                 }
             }
-            "--validation" => options.validation = Some(PathBuf::from(value?)),
-            "--out" => options.out = Some(PathBuf::from(value?)),
-            "--make-validation" => options.make_validation = Some(PathBuf::from(value?)),
-            other => bail!(super::unexpected_argument(other, USAGE)),
+            "--validation" => options.validation = Some(PathBuf::from(args.value(flag)?)),
+            "--out" => options.out = Some(PathBuf::from(args.value(flag)?)),
+            "--make-validation" => options.make_validation = Some(PathBuf::from(args.value(flag)?)),
+            _ => return Err(args.unexpected(arg)),
         }
-        i += 2;
     }
     ensure!((1..=60).contains(&options.stages), "--stages must be 1..60");
     ensure!(

@@ -185,7 +185,7 @@ impl SelfPlayGame {
             moves,
         };
         ensure!(
-            game.black_result == board.final_score(Color::Black),
+            game.black_result == board.final_score(Color::Black).0,
             "the recorded result {} is not the final score {}",
             game.black_result,
             board.final_score(Color::Black)
@@ -277,7 +277,7 @@ pub fn play_game(
         index,
         random_moves,
         solve_empties,
-        black_result: board.final_score(Color::Black),
+        black_result: board.final_score(Color::Black).0,
         moves,
     })
 }
@@ -302,6 +302,7 @@ pub fn read_file(text: &str) -> Result<(SelfPlayConfig, Vec<SelfPlayGame>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::score::Discs;
 
     fn config() -> SelfPlayConfig {
         SelfPlayConfig {
@@ -344,8 +345,9 @@ mod tests {
                 board.play(mv).unwrap();
             }
             let value = EndgameSolver::new(4)
-                .search(&mut board, -64, 64, &AtomicBool::new(false))
-                .unwrap();
+                .search(&mut board, Discs(-64), Discs(64), &AtomicBool::new(false))
+                .unwrap()
+                .0;
             let black = if board.side_to_move() == Color::Black {
                 value
             } else {
