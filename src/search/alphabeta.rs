@@ -258,7 +258,12 @@ impl Search {
         let original_alpha = alpha;
         let mut best = -INF;
         let mut best_square = None;
-        for (i, square) in ordering::fastest_first(board, hint).iter().enumerate() {
+        let order = if depth == 1 {
+            ordering::by_square_rank(board, hint)
+        } else {
+            ordering::fastest_first(board, hint)
+        };
+        for (i, square) in order.iter().enumerate() {
             let flipped = board.flips(square);
             board.apply_flips(square, flipped);
             let value = if i == 0 {

@@ -4,7 +4,10 @@
 //! searches of the child from 15, 21 and 23, a parity tie-break below) are the ones that took
 //! the fewest nodes on the FFO suite; the measurements are in docs/results.md.
 //!
-//! The table's best move always comes first. The midgame search uses plain fastest-first.
+//! The table's best move always comes first. The midgame search uses plain fastest-first,
+//! except one ply above the leaves, where the static square rank alone orders the rest
+//! ([`by_square_rank`]): the leaves are evaluated anyway, and counting each reply's mobility
+//! there cost more than the cut-offs it bought (+27 Elo when dropped; docs/results.md).
 
 use crate::board::bits::{self, BitView};
 use crate::board::{Board, Square};
@@ -122,6 +125,23 @@ const EVAL_SCALE: i32 = 16;
 
 /// The legal squares of `board` in search order: `hint` (a table move) first, then
 /// fastest-first with the square rank breaking ties.
+/// The legal squares of `board` for a node one ply above the leaves: `hint` first, then by
+/// the static square rank alone (the leaves are evaluated anyway, so counting each reply's
+/// mobility to order them costs more than the cut-offs it buys).
+pub(crate) fn by_square_rank(board: &Board, hint: Option<Square>) -> MoveBuffer {
+    let mut buffer = MoveBuffer::default();
+    for square in bits::squares(board.legal_moves()) {
+        let key = if Some(square) == hint {
+            i32::MIN
+        } else {
+            SQUARE_ORDER[square.index()] as i32
+        };
+        buffer.push(square, key);
+    }
+    buffer.sort();
+    buffer
+}
+
 pub(crate) fn fastest_first(board: &Board, hint: Option<Square>) -> MoveBuffer {
     let view = board.view();
     let mut buffer = MoveBuffer::default();
@@ -216,6 +236,21 @@ mod tests {
         let order: Vec<Square> = fastest_first(&board, Some(hint)).into_iter().collect();
         assert_eq!(order[0], hint);
         assert_eq!(order.len(), 4);
+        let all = order.iter().fold(0, |acc, sq| acc | sq.bit());
+        assert_eq!(all, board.legal_moves());
+    }
+
+    #[test]
+    fn square_rank_order_puts_the_hint_first_then_ranks_the_rest() {
+        // After f5 (Black), White has d6, f6 and f4; with the hint f4 first, the other two
+        // follow by their static rank.
+        let mut board = Board::start();
+        assert!(board.make_move("f5".parse().unwrap()));
+        let hint: Square = "f4".parse().unwrap();
+        let order: Vec<Square> = by_square_rank(&board, Some(hint)).into_iter().collect();
+        assert_eq!(order.len(), 3);
+        assert_eq!(order[0], hint);
+        assert!(SQUARE_ORDER[order[1].index()] <= SQUARE_ORDER[order[2].index()]);
         let all = order.iter().fold(0, |acc, sq| acc | sq.bit());
         assert_eq!(all, board.legal_moves());
     }
