@@ -286,18 +286,28 @@ mod tests {
         let got: Vec<_> = receiver.try_iter().collect();
         let made: Vec<usize> = got.iter().flatten().map(|(made, _)| *made).collect();
         assert_eq!(made, [3, 2, 1, 0, 99], "every position, then completion");
-        // Black moves first: the start position's value for Black is the search's own score.
-        let start = got[3].unwrap().1;
-        let mut search = Search::new(2);
-        let direct = search
-            .iterate(
-                &Board::start(),
-                &SearchLimits::for_level(Level::new(3).unwrap()),
-                &std::sync::atomic::AtomicBool::new(false),
-                &mut |_| {},
-            )
-            .score;
-        assert_eq!(start, direct);
+        // The same searches in the same order on a searcher like the session's (its table
+        // carries over from one position to the next, which a selective search may use):
+        // each value is the side to move's score, turned to Black's view when White moves.
+        let mut search = Search::new(Config::default().hash_mb);
+        let mut board = Board::start();
+        let mut boards = vec![board.clone()];
+        for mv in ["f5", "d6", "c3"] {
+            assert!(board.make_move(mv.parse().unwrap()));
+            boards.push(board.without_history());
+        }
+        for (made, board) in boards.iter().enumerate().rev() {
+            let score = search
+                .iterate(
+                    board,
+                    &SearchLimits::for_level(Level::new(3).unwrap()),
+                    &std::sync::atomic::AtomicBool::new(false),
+                    &mut |_| {},
+                )
+                .score;
+            let black = if made % 2 == 0 { score } else { -score };
+            assert_eq!(got[3 - made].unwrap(), (made, black), "after {made} moves");
+        }
         // The session's game is untouched by the analysis.
         assert_eq!(session.game().moves().len(), 3);
     }
