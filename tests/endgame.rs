@@ -3,28 +3,16 @@
 
 mod common;
 
-use common::positions::{minimax, random_position};
+use common::positions::{minimax, random_position, score_of_final};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tsuru::board::{notation, Board, Move, Symmetry};
+use tsuru::board::{notation, Move, Symmetry};
 use tsuru::formats::obf;
 use tsuru::rng::Rng;
 use tsuru::score::Discs;
 use tsuru::search::endgame::{EndgameSolver, SolveMode, SELECTIVE_LEVELS, SELECTIVE_ROOT_EMPTIES};
-
-fn score_of_final(board: &Board, pv: &[Move]) -> Discs {
-    let mut replay = board.clone();
-    let me = replay.side_to_move();
-    for &mv in pv {
-        replay
-            .play(mv)
-            .unwrap_or_else(|e| panic!("PV {pv:?} from {board:?}: {e:#}"));
-    }
-    assert!(replay.is_game_over(), "PV {pv:?} does not end the game");
-    replay.final_score(me)
-}
 
 #[test]
 fn solver_equals_minimax_on_small_positions() {

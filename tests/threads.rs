@@ -9,12 +9,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::positions::random_position;
+use common::positions::{random_position, score_of_final};
 use common::{Engine, TIMEOUT};
-use tsuru::board::{Board, Move};
 use tsuru::formats::obf;
 use tsuru::rng::Rng;
-use tsuru::score::{Discs, Score};
+use tsuru::score::Score;
 use tsuru::search::endgame::{EndgameSolver, SolveMode, PARALLEL_MIN_EMPTIES};
 use tsuru::search::{Level, Search, SearchLimits};
 
@@ -23,17 +22,6 @@ fn solver(threads: usize) -> EndgameSolver {
     let mut solver = EndgameSolver::new(64);
     solver.set_threads(threads);
     solver
-}
-
-/// The final disc difference for the side to move after playing `pv` out.
-fn score_of_final(board: &Board, pv: &[Move]) -> Discs {
-    let mut replay = board.clone();
-    let me = replay.side_to_move();
-    for &mv in pv {
-        replay.play(mv).unwrap();
-    }
-    assert!(replay.is_game_over(), "PV {pv:?} does not end the game");
-    replay.final_score(me)
 }
 
 #[test]

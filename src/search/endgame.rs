@@ -219,8 +219,16 @@ const QUADRANTS: [u64; 4] = [
 impl EndgameSolver {
     /// A solver whose table uses at most `hash_mb` MiB, with the shipped evaluation bundle.
     pub fn new(hash_mb: usize) -> EndgameSolver {
+        EndgameSolver::with_table(
+            Arc::new(TranspositionTable::new(hash_mb)),
+            EvalBundle::shipped(),
+        )
+    }
+
+    /// A one-thread solver on `tt` with `bundle`, its per-solve state fresh.
+    fn with_table(tt: Arc<TranspositionTable>, bundle: EvalBundle) -> EndgameSolver {
         EndgameSolver {
-            tt: Arc::new(TranspositionTable::new(hash_mb)),
+            tt,
             threads: 1,
             counts: Arc::new(NodeCounts::new(1)),
             busy: None,
@@ -228,7 +236,7 @@ impl EndgameSolver {
             next_poll: POLL_INTERVAL,
             stopped: false,
             level: None,
-            bundle: EvalBundle::shipped(),
+            bundle,
         }
     }
 
@@ -268,17 +276,7 @@ impl EndgameSolver {
 
     /// A solver for a helper thread: the same table and evaluation, its own state.
     pub(crate) fn helper(&self) -> EndgameSolver {
-        EndgameSolver {
-            tt: Arc::clone(&self.tt),
-            threads: 1,
-            counts: Arc::new(NodeCounts::new(1)),
-            busy: None,
-            nodes: 0,
-            next_poll: POLL_INTERVAL,
-            stopped: false,
-            level: None,
-            bundle: self.bundle.clone(),
-        }
+        EndgameSolver::with_table(Arc::clone(&self.tt), self.bundle.clone())
     }
 
     /// Nodes searched since creation or the last [`EndgameSolver::reset_nodes`].

@@ -116,14 +116,8 @@ impl<'a> StopCheck<'a> {
     /// A check without a node limit or a deadline, stopped by `flag` alone, counting from
     /// zero and publishing nowhere (add [`StopCheck::with_counts`]): a helper thread's, which
     /// the thread leading the search stops.
-    pub fn for_helper(self, flag: &'a AtomicBool) -> StopCheck<'a> {
-        StopCheck {
-            flag,
-            deadline: None,
-            node_limit: u64::MAX,
-            spent: 0,
-            counts: None,
-        }
+    pub fn for_helper(&self, flag: &'a AtomicBool) -> StopCheck<'a> {
+        StopCheck::new(flag)
     }
 
     /// Whether to stop after `nodes` nodes: the limit is reached, the flag raised or the

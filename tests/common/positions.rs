@@ -1,7 +1,7 @@
 //! Test positions and their true values: random positions, brute-force minimax, and the
 //! GTP score text of a finished game.
 
-use tsuru::board::{bits, Board, Color};
+use tsuru::board::{bits, Board, Color, Move};
 use tsuru::rng::Rng;
 use tsuru::score::Discs;
 
@@ -50,4 +50,19 @@ pub fn score_text(board: &Board) -> String {
         -1 => format!("W+{}", -score),
         _ => "0".into(),
     }
+}
+
+/// The final disc difference for the side to move of `board` after playing `pv` out; panics
+/// if a move is illegal or the line does not end the game.
+#[allow(dead_code)] // not every test binary replays principal variations
+pub fn score_of_final(board: &Board, pv: &[Move]) -> Discs {
+    let mut replay = board.clone();
+    let me = replay.side_to_move();
+    for &mv in pv {
+        replay
+            .play(mv)
+            .unwrap_or_else(|e| panic!("PV {pv:?} from {board:?}: {e:#}"));
+    }
+    assert!(replay.is_game_over(), "PV {pv:?} does not end the game");
+    replay.final_score(me)
 }
