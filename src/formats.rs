@@ -3,9 +3,13 @@
 //! ([`validation`]).
 
 pub mod ggf;
+pub mod match_record;
 pub mod obf;
 pub mod openings;
+pub mod positions;
+pub mod selfplay;
 pub mod validation;
+pub mod weights;
 
 /// Parses a decimal leniently, as GUIs write them: a comma decimal separator (`1,23`) and
 /// Java-style exponents (`5.0E-4`) are accepted; anything unparsable or non-finite is `None`.

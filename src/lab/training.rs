@@ -29,6 +29,7 @@ use std::sync::atomic::AtomicBool;
 
 use crate::board::{Board, Color};
 use crate::eval::pattern::{features, stage_of, FEATURES};
+pub use crate::formats::positions::{LabelKind, Labelled};
 use crate::score::Discs;
 use crate::search::endgame::EndgameSolver;
 use games::Game;
@@ -42,67 +43,9 @@ pub struct Sample {
     pub label: f32,
 }
 
-/// A position with its label: the discs, the side to move, and the label in discs for the
-/// side to move. This is what a positions file ([`positions`]) stores, so the expensive part
-/// of building a training set (the exact solves) is done once.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Labelled {
-    /// Black's discs.
-    pub black: u64,
-    /// White's discs.
-    pub white: u64,
-    /// The side to move.
-    pub side: Color,
-    /// The label in discs, side to move's view.
-    pub label: i8,
-    /// Where the label comes from.
-    pub kind: LabelKind,
-    /// Whether this is the first labelled position of its game (positions are stored in
-    /// game order, so this marks where one game's positions end and the next one's begin).
-    pub game_start: bool,
-}
-
-/// Where a label comes from (see the module doc), best first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LabelKind {
-    /// The exact value: solved, or the start position's known draw.
-    Exact,
-    /// The exact value of a later position of the game, recorded with the game (WTHOR's
-    /// perfect-play score at 24 empties, a self-play game's solve point).
-    Theoretical,
-    /// The game's final result.
-    Result,
-}
-
+/// The training logic of a labelled position (the record itself, and its file, are
+/// [`crate::formats::positions`]).
 impl Labelled {
-    /// The position as a board (no history); `None` if the discs overlap.
-    pub fn board(&self) -> Option<Board> {
-        Board::from_discs(self.black, self.white, self.side).ok()
-    }
-
-    /// Empty squares of the position.
-    pub fn empties(&self) -> u32 {
-        64 - (self.black | self.white).count_ones()
-    }
-
-    /// The label from Black's side.
-    pub fn black_label(&self) -> i8 {
-        if self.side == Color::Black {
-            self.label
-        } else {
-            -self.label
-        }
-    }
-
-    /// Sets the label from Black's side.
-    pub fn set_black_label(&mut self, black: i8) {
-        self.label = if self.side == Color::Black {
-            black
-        } else {
-            -black
-        };
-    }
-
     /// The training sample of the position.
     pub fn sample(&self) -> Option<Sample> {
         let board = self.board()?;

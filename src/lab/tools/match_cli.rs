@@ -9,7 +9,8 @@
 //! per line, in order of completion), `games.txt` (one line per game: number, opening,
 //! players, result, reason) and `engines.log` (every line sent to and received from each
 //! engine, and their stderr). Progress goes to stderr; the result table to stdout and to
-//! `results.txt`.
+//! `results.txt`. The line formats of `games.txt` and `games.ggf` are
+//! [`crate::formats::match_record`].
 //!
 //! `--resume` continues a match that was stopped: the games listed in `games.txt` count as
 //! played (their lines are checked against the schedule: number, opening, colours), the
@@ -33,6 +34,7 @@ use anyhow::{bail, ensure, Context, Result};
 
 use super::{Arg, ToolArgs};
 use crate::board::Color;
+use crate::formats::match_record::{self, GameEnd, GameLine};
 use crate::formats::openings::{self, Opening};
 use crate::lab::referee::sprt::{PairedSprt, Sprt};
 use crate::lab::referee::stats::{EloEstimate, Tally};
@@ -273,14 +275,8 @@ impl Finished {
 
     /// Parses a line written by [`game_line`] and checks it against the schedule of `config`.
     fn parse(line: &str, config: &MatchConfig) -> Result<Finished> {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        ensure!(
-            words.len() >= 6 && words[0] == "game",
-            "not a game line: {line:?}"
-        );
-        let number: usize = words[1]
-            .parse()
-            .with_context(|| format!("no game number in {line:?}"))?;
+        let record = GameLine::parse(line)?;
+        let number = record.number;
         ensure!(
             (1..=config.games).contains(&number),
             "game {number} is not in a match of {} games",
@@ -290,46 +286,27 @@ impl Finished {
         let (opening, black) = schedule_of(index, config);
         let names = [&config.engines[0].name, &config.engines[1].name];
         ensure!(
-            words[2] == config.openings[opening].name
-                && words[3] == format!("black={}", names[black])
-                && words[4] == format!("white={}", names[1 - black]),
+            record.opening == config.openings[opening].name
+                && &record.black == names[black]
+                && &record.white == names[1 - black],
             "game {number} was not played as this match schedules it ({line:?}): give the \
              same engines, openings and --seed"
         );
-        let black_diff = match words[5] {
-            "draw" => 0,
-            result => {
-                let (sign, value) = match result.split_at_checked(2) {
-                    Some(("B+", value)) => (1, value),
-                    Some(("W+", value)) => (-1, value),
-                    _ => bail!("no result in {line:?}"),
-                };
-                let value: i32 = value
-                    .parse()
-                    .with_context(|| format!("no result in {line:?}"))?;
-                ensure!((1..=64).contains(&value), "no result in {line:?}");
-                sign * value
-            }
-        };
-        let forfeit = match line.split_once("  forfeit: ") {
-            None => None,
-            Some((_, reason)) => {
-                let (loser, rest) = reason
-                    .split_once(' ')
-                    .with_context(|| format!("no loser in {line:?}"))?;
+        let forfeit = match record.end {
+            GameEnd::Played { .. } => None,
+            GameEnd::Forfeit { loser, reason, .. } => {
                 let engine = names
                     .iter()
-                    .position(|name| name.as_str() == loser)
+                    .position(|name| **name == loser)
                     .with_context(|| format!("no loser in {line:?}"))?;
-                let reason = rest.split_once(": ").map_or(rest, |(_, reason)| reason);
-                Some((engine, reason.to_string()))
+                Some((engine, reason))
             }
         };
         Ok(Finished {
             index,
             opening,
             black,
-            black_diff,
+            black_diff: record.black_diff,
             forfeit,
         })
     }
@@ -360,16 +337,11 @@ fn schedule_of(index: usize, config: &MatchConfig) -> (usize, usize) {
 fn resume_files(out: &std::path::Path, config: &MatchConfig) -> Result<Vec<Finished>> {
     let complete_lines = |name: &str| -> Result<Vec<String>> {
         let path = out.join(name);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(err) => return Err(err).with_context(|| format!("reading {}", path.display())),
-        };
-        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-        if !text.is_empty() && !text.ends_with('\n') {
-            lines.pop();
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Ok(match_record::complete_lines(&text)),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(err) => Err(err).with_context(|| format!("reading {}", path.display())),
         }
-        Ok(lines)
     };
     let lines = complete_lines("games.txt")?;
     let records = complete_lines("games.ggf")?;
@@ -416,41 +388,31 @@ fn describe_limits(limits: &Limits) -> String {
     parts.join(", ")
 }
 
-/// One line per game: `game 3  f5d6c3d3c4f4f6f3  black=a white=b  B+12 (38-26)` and the reason
-/// of a forfeit.
+/// The `games.txt` line of a game ([`GameLine`]).
 fn game_line(report: &GameReport, config: &MatchConfig) -> String {
     let outcome = &report.outcome;
-    let black = &config.engines[report.engine_of(Color::Black)].name;
-    let white = &config.engines[report.engine_of(Color::White)].name;
+    let name = |color| config.engines[report.engine_of(color)].name.clone();
     let board = outcome.record.board();
-    let result = match outcome.black_diff.signum() {
-        1 => format!("B+{}", outcome.black_diff),
-        -1 => format!("W+{}", -outcome.black_diff),
-        _ => "draw".to_string(),
+    let end = match &outcome.fault {
+        None => GameEnd::Played {
+            black: board.count(Color::Black),
+            white: board.count(Color::White),
+        },
+        Some((color, fault)) => GameEnd::Forfeit {
+            loser: name(*color),
+            color: *color,
+            reason: fault.to_string(),
+        },
     };
-    let mut line = format!(
-        "game {:>3}  {}  black={} white={}  {}",
-        report.index + 1,
-        config.openings[report.opening].name,
-        black,
-        white,
-        result
-    );
-    match &outcome.fault {
-        None => {
-            let _ = write!(
-                line,
-                " ({}-{})",
-                board.count(Color::Black),
-                board.count(Color::White)
-            );
-        }
-        Some((color, fault)) => {
-            let loser = &config.engines[report.engine_of(*color)].name;
-            let _ = write!(line, "  forfeit: {loser} ({color}): {fault}");
-        }
+    GameLine {
+        number: report.index + 1,
+        opening: config.openings[report.opening].name.clone(),
+        black: name(Color::Black),
+        white: name(Color::White),
+        black_diff: outcome.black_diff,
+        end,
     }
-    line
+    .to_line()
 }
 
 /// The final table: per-engine totals, the Elo difference, forfeits, and split openings.
