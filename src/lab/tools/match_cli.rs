@@ -32,7 +32,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, ensure, Context, Result};
 
-use super::{Arg, ToolArgs};
+use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::Color;
 use crate::formats::match_record::{self, GameEnd, GameLine};
 use crate::formats::openings::{self, Opening};
@@ -45,38 +45,90 @@ use crate::search::Level;
 /// The most games of an SPRT match when `--games` does not say.
 pub const SPRT_MAX_GAMES: usize = 20_000;
 
-/// The usage line shown by `--help`.
-pub const USAGE: &str = "match --engine NAME=CMD --engine NAME=CMD [--protocol NAME=gtp|nboard] \
-[--openings FILE] [--games N] [--seed S] [--depth D | --move-time S | --time-per-game S] \
-[--timeout S] [--margin S] [--concurrency K] [--out DIR] [--resume] \
-[--sprt ELO0,ELO1 [--alpha A] [--beta B]]";
-
-/// `tsuru match --help`.
-const HELP: &str = "\
-Options of tsuru match:
-  --engine NAME=CMD        an engine (exactly two): a name (letters, digits, - _ .) and its
-                           command line (quotes group words)
-  --protocol NAME=P        gtp or nboard; otherwise detected with nboard 2 / ping 1
-  --openings FILE          one transcript per line (default: the 10784 XOT openings)
-  --games N                games to play (default 2; with --sprt the most, default 20000);
-                           each opening is played twice, colours swapped
-  --seed S                 which openings, in which order (default 1)
-  --depth D                midgame depth, sent to NBoard engines with set depth
-  --move-time S            seconds per move, enforced by the referee
-  --time-per-game S        a sudden-death clock per player, enforced by the referee
-  --margin S               lag allowed beyond a clock (default 1)
-  --timeout S              longest wait when no clock applies (default 300)
-  --concurrency K          games played at once (default 1)
-  --out DIR                games.ggf, games.txt, results.txt, engines.log (default match-out)
-  --resume                 continue the interrupted match in --out: keep its finished games
-                           (games.txt) and play the rest of the schedule; give the same
-                           engines, openings, --games and --seed
-  --sprt ELO0,ELO1         a sequential probability ratio test on the colour-swapped pairs:
-                           stop once the first engine is shown ELO1 (H1) or only ELO0 (H0)
-                           Elo stronger than the second (logistic Elo, pentanomial counts)
-  --alpha A, --beta B      the test's error rates (default 0.05 each): accepting H1 when H0
-                           holds, and H0 when H1 holds
-";
+/// The command line of `tsuru match`.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "match",
+    about: "play two GTP or NBoard engines against each other from an opening list",
+    synopsis: "--engine NAME=CMD --engine NAME=CMD",
+    options: &[
+        ToolOption::repeated(
+            "--engine",
+            "NAME=CMD",
+            "an engine (exactly two): a name (letters, digits, - _ .) and its\n\
+             command line (quotes group words)",
+        ),
+        ToolOption::repeated(
+            "--protocol",
+            "NAME=gtp|nboard",
+            "the engine's protocol; otherwise detected with nboard 2 / ping 1",
+        ),
+        ToolOption::new(
+            "--openings",
+            "FILE",
+            "one transcript per line (default: the 10784 XOT openings)",
+        ),
+        ToolOption::new(
+            "--games",
+            "N",
+            "games to play (default 2; with --sprt the most, default 20000);\n\
+             each opening is played twice, colours swapped",
+        ),
+        ToolOption::new("--seed", "S", "which openings, in which order (default 1)"),
+        ToolOption::new(
+            "--depth",
+            "D",
+            "midgame depth, sent to NBoard engines with set depth",
+        ),
+        ToolOption::new(
+            "--move-time",
+            "S",
+            "seconds per move, enforced by the referee",
+        ),
+        ToolOption::new(
+            "--time-per-game",
+            "S",
+            "a sudden-death clock per player, enforced by the referee",
+        ),
+        ToolOption::new(
+            "--timeout",
+            "S",
+            "longest wait when no clock applies (default 300)",
+        ),
+        ToolOption::new("--margin", "S", "lag allowed beyond a clock (default 1)"),
+        ToolOption::new("--concurrency", "K", "games played at once (default 1)"),
+        ToolOption::new(
+            "--out",
+            "DIR",
+            "games.ggf, games.txt, results.txt, engines.log (default match-out)",
+        ),
+        ToolOption::new(
+            "--resume",
+            "",
+            "continue the interrupted match in --out: keep its finished games\n\
+             (games.txt) and play the rest of the schedule; give the same\n\
+             engines, openings, --games and --seed",
+        ),
+        ToolOption::new(
+            "--sprt",
+            "ELO0,ELO1",
+            "a sequential probability ratio test on the colour-swapped pairs:\n\
+             stop once the first engine is shown ELO1 (H1) or only ELO0 (H0)\n\
+             Elo stronger than the second (logistic Elo, pentanomial counts)",
+        ),
+        ToolOption::new(
+            "--alpha",
+            "A",
+            "the test's rate of accepting H1 when H0 holds (default 0.05)",
+        ),
+        ToolOption::new(
+            "--beta",
+            "B",
+            "the test's rate of accepting H0 when H1 holds (default 0.05)",
+        ),
+    ],
+    notes: "Give at most one of --move-time and --time-per-game; --alpha and --beta go with\n\
+            --sprt.",
+};
 
 /// Everything `tsuru match` was asked to do.
 struct Options {
@@ -97,10 +149,6 @@ struct Options {
 /// Runs the tool: plays the match, prints the table; errors on bad arguments or when an
 /// engine cannot be started at all.
 pub fn run(args: &[String]) -> Result<()> {
-    if args.iter().any(|arg| arg == "--help" || arg == "-h") {
-        crate::out!("usage: tsuru {USAGE}\n\n{HELP}")?;
-        return Ok(());
-    }
     let options = parse_args(args)?;
     let list = match &options.openings {
         Some(path) => {
@@ -562,8 +610,8 @@ fn parse_args(args: &[String]) -> Result<Options> {
     let mut games = None;
     let mut elos = None;
     let mut rates = [None, None];
-    let mut args = ToolArgs::new(args, USAGE);
-    while let Some(arg) = args.next_arg() {
+    let mut args = ToolArgs::from_spec(args, &SPEC);
+    while let Some(arg) = args.next_option()? {
         let Arg::Flag(flag) = arg else {
             return Err(args.unexpected(arg));
         };
@@ -666,7 +714,8 @@ fn parse_args(args: &[String]) -> Result<Options> {
     }
     ensure!(
         options.engines.len() == 2,
-        "give exactly two engines with --engine NAME=CMD (usage: tsuru {USAGE})"
+        "give exactly two engines with --engine NAME=CMD (usage: tsuru {})",
+        SPEC.usage()
     );
     ensure!(
         options.engines[0].name != options.engines[1].name,

@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use anyhow::{ensure, Context, Result};
 
-use super::{Arg, ToolArgs};
+use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::Board;
 use crate::eval::pattern::{stage_of, PatternEval};
 use crate::eval::EvalBundle;
@@ -42,10 +42,44 @@ use crate::search::probcut::{
 };
 use crate::search::{Depth, Search, SearchLimits};
 
-/// The usage line shown by `--help`.
-pub const USAGE: &str = "probcut [--eval-file WEIGHTS] [--wthor DIR] [--positions N] \
-[--stages N] [--seed S] [--threads N] [--out FILE] | probcut [--eval-file WEIGHTS] \
---endgame VALIDATION_FILE [--threads N] [--out FILE]";
+/// The command line of `tsuru probcut`.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "probcut",
+    about: "measure the Multi-ProbCut statistics of the evaluation (shallow vs deep values)",
+    synopsis: "",
+    options: &[
+        ToolOption::new(
+            "--eval-file",
+            "WEIGHTS",
+            "measure these weights (default: the shipped ones)",
+        ),
+        ToolOption::new(
+            "--wthor",
+            "DIR",
+            "WTHOR games to draw positions from (default ../shared/data/wthor)",
+        ),
+        ToolOption::new("--positions", "N", "positions to search (default 1500)"),
+        ToolOption::new(
+            "--stages",
+            "N",
+            "stages of the statistics, 1..60 (default 15)",
+        ),
+        ToolOption::new("--seed", "S", "which positions (default 1)"),
+        ToolOption::new("--threads", "N", "threads (default 2)"),
+        ToolOption::new(
+            "--out",
+            "FILE",
+            "write the statistics there (default: stdout)",
+        ),
+        ToolOption::new(
+            "--endgame",
+            "VALIDATION_FILE",
+            "measure the solver's selective passes on the exact values of\n\
+             this validation file instead of the midgame on WTHOR positions",
+        ),
+    ],
+    notes: "With --endgame, --wthor, --positions, --stages and --seed are not used.",
+};
 
 /// Fewest pairs a stage and depth needs for its statistics to be written.
 const MIN_SAMPLES: usize = 30;
@@ -312,8 +346,8 @@ fn parse_args(args: &[String]) -> Result<Options> {
         endgame: None,
         eval_file: None,
     };
-    let mut args = ToolArgs::new(args, USAGE);
-    while let Some(arg) = args.next_arg() {
+    let mut args = ToolArgs::from_spec(args, &SPEC);
+    while let Some(arg) = args.next_option()? {
         let Arg::Flag(flag) = arg else {
             return Err(args.unexpected(arg));
         };

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
 
-use super::{Arg, ToolArgs};
+use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::{Board, Color};
 use crate::eval::pattern::{layout, PatternEval, Weights};
 use crate::eval::{Evaluation, SeedsEval};
@@ -29,12 +29,75 @@ use crate::lab::training::selfplay::read_file;
 use crate::lab::training::{label_game, relabel_results_by_solved, stage_samples, Labelled};
 use crate::search::endgame::{EndgameSolver, SolveMode};
 
-/// The usage line shown by `--help`.
-pub const USAGE: &str =
-    "train [--wthor DIR] [--logbook FILE] [--selfplay FILE]... [--stages N] [--epochs N] \
-[--rate R] [--l2 L] [--shrink-to zero|previous] [--holdout-every N] [--solve-empties N] [--positions FILE] [--window W] \
-[--labels result|solved] \
-[--validation FILE] [--out FILE] [--threads N] | train --make-validation FILE [--wthor DIR] [--holdout-every N]";
+/// The command line of `tsuru train`.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "train",
+    about: "fit the pattern evaluation to game collections; write weights and report errors",
+    synopsis: "",
+    options: &[
+        ToolOption::new("--wthor", "DIR", "a folder of WTHOR game files"),
+        ToolOption::new("--logbook", "FILE", "Logistello's logbook.gam(.gz)"),
+        ToolOption::repeated("--selfplay", "FILE", "a tsuru datagen file"),
+        ToolOption::new(
+            "--stages",
+            "N",
+            "weight sets by game stage, 1..60 (default 15)",
+        ),
+        ToolOption::new(
+            "--epochs",
+            "N",
+            "passes of the fit over a stage (default 300)",
+        ),
+        ToolOption::new("--rate", "R", "learning rate (default 0.015)"),
+        ToolOption::new("--l2", "L", "shrinkage of the weights (default 2)"),
+        ToolOption::new(
+            "--shrink-to",
+            "zero|previous",
+            "shrink towards zero or the fit's starting weights (default zero)",
+        ),
+        ToolOption::new(
+            "--holdout-every",
+            "N",
+            "hold every N-th game out of training, N >= 2 (default 20)",
+        ),
+        ToolOption::new(
+            "--solve-empties",
+            "N",
+            "label positions with N or fewer empties by exact solves, at most\n20 (default 0)",
+        ),
+        ToolOption::new(
+            "--positions",
+            "FILE",
+            "the labelled positions: read if the file matches these inputs,\n\
+             else built and written there",
+        ),
+        ToolOption::new(
+            "--window",
+            "W",
+            "a stage also trains on positions up to W plies beyond it (default 0)",
+        ),
+        ToolOption::new(
+            "--labels",
+            "result|solved",
+            "label a game's unsolved positions by its result or by its first\n\
+             solved value (default result)",
+        ),
+        ToolOption::new(
+            "--validation",
+            "FILE",
+            "report the error against this validation file's exact values",
+        ),
+        ToolOption::new("--out", "FILE", "write the weights there"),
+        ToolOption::new("--threads", "N", "threads of the fit (default 2)"),
+        ToolOption::new(
+            "--make-validation",
+            "FILE",
+            "instead of fitting, write a validation file of exact values from\n\
+             the held-out games (with --wthor and --holdout-every)",
+        ),
+    ],
+    notes: "",
+};
 
 struct Options {
     wthor: Option<PathBuf>,
@@ -364,8 +427,8 @@ fn parse_args(args: &[String]) -> Result<Options> {
         out: None,
         make_validation: None,
     };
-    let mut args = ToolArgs::new(args, USAGE);
-    while let Some(arg) = args.next_arg() {
+    let mut args = ToolArgs::from_spec(args, &SPEC);
+    while let Some(arg) = args.next_option()? {
         let Arg::Flag(flag) = arg else {
             return Err(args.unexpected(arg));
         };
