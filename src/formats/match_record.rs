@@ -16,6 +16,7 @@
 use anyhow::{bail, ensure, Context, Result};
 
 use crate::board::Color;
+use crate::score::Discs;
 
 /// One line of `games.txt`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,7 +30,7 @@ pub struct GameLine {
     /// The name of the engine playing White.
     pub white: String,
     /// Black's final disc difference, -64..=64.
-    pub black_diff: i32,
+    pub black_diff: Discs,
     /// How the game ended.
     pub end: GameEnd,
 }
@@ -58,7 +59,7 @@ pub enum GameEnd {
 impl GameLine {
     /// The line, without its line break.
     pub fn to_line(&self) -> String {
-        let result = match self.black_diff.signum() {
+        let result = match self.black_diff.0.signum() {
             1 => format!("B+{}", self.black_diff),
             -1 => format!("W+{}", -self.black_diff),
             _ => "draw".to_string(),
@@ -93,7 +94,7 @@ impl GameLine {
         ) else {
             bail!("no players in {line:?}");
         };
-        let black_diff = match words[5] {
+        let black_diff = Discs(match words[5] {
             "draw" => 0,
             result => {
                 let (sign, value) = match result.split_at_checked(2) {
@@ -107,7 +108,7 @@ impl GameLine {
                 ensure!((1..=64).contains(&value), "no result in {line:?}");
                 sign * value
             }
-        };
+        });
         let end = match line.split_once("  forfeit: ") {
             None => {
                 let counts = words
@@ -169,7 +170,7 @@ mod tests {
             opening: "f5d6c3d3c4f4f6f3".into(),
             black: "a".into(),
             white: "b".into(),
-            black_diff: 12,
+            black_diff: Discs(12),
             end: GameEnd::Played {
                 black: 38,
                 white: 26,
@@ -180,7 +181,7 @@ mod tests {
         assert_eq!(GameLine::parse(text).unwrap(), played);
         let forfeit = GameLine {
             number: 104,
-            black_diff: -64,
+            black_diff: Discs(-64),
             end: GameEnd::Forfeit {
                 loser: "a".into(),
                 color: Color::Black,
@@ -193,7 +194,7 @@ mod tests {
         assert_eq!(forfeit.to_line(), text);
         assert_eq!(GameLine::parse(text).unwrap(), forfeit);
         let draw = GameLine {
-            black_diff: 0,
+            black_diff: Discs::ZERO,
             end: GameEnd::Played {
                 black: 32,
                 white: 32,

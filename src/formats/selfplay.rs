@@ -20,6 +20,7 @@
 use anyhow::{bail, ensure, Context, Result};
 
 use crate::board::{notation, Board, Color, Move};
+use crate::score::Discs;
 
 /// How self-play games are made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,7 +132,7 @@ pub struct SelfPlayGame {
     /// Empties when the solver took over (0 if the game ended before).
     pub solve_empties: u32,
     /// Black's final disc difference, exact from the solve point on.
-    pub black_result: i32,
+    pub black_result: Discs,
     /// Every move from the start, passes included.
     pub moves: Vec<Move>,
 }
@@ -166,11 +167,11 @@ impl SelfPlayGame {
             index: number(0)? as u64,
             random_moves: number(1)? as u32,
             solve_empties: number(2)? as u32,
-            black_result: number(3)? as i32,
+            black_result: Discs(number(3)? as i32),
             moves,
         };
         ensure!(
-            game.black_result == board.final_score(Color::Black).0,
+            game.black_result == board.final_score(Color::Black),
             "the recorded result {} is not the final score {}",
             game.black_result,
             board.final_score(Color::Black)

@@ -40,6 +40,7 @@ use crate::lab::referee::sprt::{PairedSprt, Sprt};
 use crate::lab::referee::stats::{EloEstimate, Tally};
 use crate::lab::referee::{self, EngineLog, EngineSpec, Flow, GameReport, Limits, MatchConfig};
 use crate::protocol::Protocol;
+use crate::score::Discs;
 use crate::search::Level;
 
 /// The most games of an SPRT match when `--games` does not say.
@@ -301,7 +302,7 @@ struct Finished {
     /// Which engine played Black.
     black: usize,
     /// Final disc difference for Black (a forfeit is +-64).
-    black_diff: i32,
+    black_diff: Discs,
     /// The engine that forfeited, and why.
     forfeit: Option<(usize, String)>,
 }
@@ -360,7 +361,7 @@ impl Finished {
     }
 
     /// The final disc difference from engine `engine`'s side.
-    fn disc_diff(&self, engine: usize) -> i32 {
+    fn disc_diff(&self, engine: usize) -> Discs {
         if engine == self.black {
             self.black_diff
         } else {
@@ -534,7 +535,10 @@ fn split_openings<'a>(config: &'a MatchConfig, reports: &[Finished]) -> Vec<(&'a
                 && first.points(0) + second.points(0) == 1.0
                 && first.points(0) != 0.5
             {
-                splits.push((&config.openings[first.opening], first.black_diff > 0));
+                splits.push((
+                    &config.openings[first.opening],
+                    first.black_diff > Discs::ZERO,
+                ));
             }
         }
     }

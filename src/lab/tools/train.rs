@@ -27,6 +27,7 @@ use crate::lab::training::games::{read_logbook, read_wthor_folder, Game};
 use crate::lab::training::positions::{fingerprint, PositionSet};
 use crate::lab::training::selfplay::read_file;
 use crate::lab::training::{label_game, relabel_results_by_solved, stage_samples, Labelled};
+use crate::score::Discs;
 use crate::search::endgame::{EndgameSolver, SolveMode};
 
 /// The command line of `tsuru train`.
@@ -319,13 +320,13 @@ fn report_validation(path: &Path, eval: &PatternEval) -> Result<()> {
     )?;
     crate::outln!("empties  positions  patterns  evaluation v1")?;
     for count in empties {
-        let set: Vec<&(Board, i32)> = positions
+        let set: Vec<&(Board, Discs)> = positions
             .iter()
             .filter(|(b, _)| b.empties() == count)
             .collect();
         let mae = |eval: &dyn Evaluation| -> f64 {
             set.iter()
-                .map(|(board, score)| (eval.evaluate(board).discs() - f64::from(*score)).abs())
+                .map(|(board, score)| (eval.evaluate(board).discs() - f64::from(score.0)).abs())
                 .sum::<f64>()
                 / set.len() as f64
         };
@@ -363,7 +364,7 @@ fn make_validation(path: &PathBuf, games: &[Game]) -> Result<()> {
             let solution = solver
                 .solve(&mut board, SolveMode::Exact, &stop)
                 .context("solve stopped")?;
-            out.push_str(&validation::line(&board, solution.score.0));
+            out.push_str(&validation::line(&board, solution.score));
             out.push('\n');
             found += 1;
         }
@@ -383,10 +384,11 @@ fn make_validation(path: &PathBuf, games: &[Game]) -> Result<()> {
         let Some(board) = position_at(game, u32::from(depth)) else {
             continue;
         };
+        let black = Discs(i32::from(black_value));
         let value = if board.side_to_move() == Color::Black {
-            i32::from(black_value)
+            black
         } else {
-            -i32::from(black_value)
+            -black
         };
         out.push_str(&validation::line(&board, value));
         out.push('\n');
