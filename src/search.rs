@@ -262,11 +262,6 @@ impl Search {
         self.bundle = bundle;
     }
 
-    /// The evaluation bundle in use.
-    pub fn evaluation(&self) -> &EvalBundle {
-        &self.bundle
-    }
-
     /// The static evaluation of a position (for tools and tests).
     pub fn evaluate(&self, board: &Board) -> Score {
         self.bundle.evaluator().evaluate(board)

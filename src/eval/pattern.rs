@@ -47,8 +47,6 @@ pub fn stage_of(empties: u32, stages: usize) -> usize {
 /// Where each shape's table starts, how copies map to tables, and the tie and colour-swap
 /// maps; derived from [`SHAPES`] once.
 pub struct Layout {
-    /// Start of each shape's table in a stage's flat table.
-    pub offsets: Vec<usize>,
     /// Length of a stage's flat table (all shapes).
     pub total: usize,
     /// Per copy: the start of its shape's table.
@@ -145,7 +143,6 @@ pub fn layout() -> &'static Layout {
         }
         description.push_str(&format!("mobility:{MOBILITY_SIDE};"));
         Layout {
-            offsets,
             total,
             copy_offsets,
             canonical,
