@@ -1,6 +1,10 @@
-//! Game and position file formats, parsed at the edge into typed values: GGF game records
-//! ([`ggf`]), OBF test positions ([`obf`]), opening lists ([`openings`]) and validation files
-//! ([`validation`]).
+//! Every file format tsuru reads or writes, parsed at the edge into plain records of engine
+//! types: GGF game records ([`ggf`]), OBF test positions ([`obf`]), opening lists
+//! ([`openings`]), validation files ([`validation`]), weights files ([`weights`]), self-play
+//! files ([`selfplay`]), positions files ([`positions`]) and match records
+//! ([`match_record`]). A format module knows the layout (header, version, checksum, line
+//! shape) and nothing of what the records are for: the evaluation, training and the referee
+//! keep that logic and use the engine's public types only.
 
 pub mod ggf;
 pub mod match_record;
