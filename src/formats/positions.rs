@@ -1,6 +1,6 @@
 //! Positions files: labelled positions ([`Labelled`]) split into training and held-out sets
-//! ([`PositionSet`]), as `tsuru train --positions` stores them (see
-//! [`crate::lab::training::positions`] for what they are for).
+//! ([`PositionSet`]), as `tsuru train --positions` stores them (what they are for is the
+//! lab's business: `lab::training::positions`).
 //!
 //! Layout, little-endian:
 //!
@@ -40,7 +40,7 @@ pub struct Labelled {
     pub game_start: bool,
 }
 
-/// Where a label comes from (see [`crate::lab::training`]), best first.
+/// Where a label comes from, best first (how labels are made: `lab::training`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LabelKind {
     /// The exact value: solved, or the start position's known draw.

@@ -1,5 +1,5 @@
-//! Self-play files, as `tsuru datagen` writes them (the games themselves are made by
-//! [`crate::lab::training::selfplay`]).
+//! Self-play files, as `tsuru datagen` writes them (the games themselves are made in the
+//! lab, `lab::training::selfplay`, which the engine does not use).
 //!
 //! Text, appended one game a line and flushed after each, so a stopped run loses at most the
 //! game it was playing:
