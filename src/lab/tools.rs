@@ -236,7 +236,7 @@ impl<'a> ToolArgs<'a> {
         Ok(word)
     }
 
-    /// The value of `flag` as a whole number ([`whole_number`]).
+    /// The value of `flag` as a whole number (digits only); an error names the flag.
     pub fn whole_number(&mut self, flag: &str) -> anyhow::Result<u64> {
         whole_number(flag, self.value(flag)?)
     }
