@@ -26,7 +26,10 @@ use crate::lab::training::fit::{errors, fit_stage, FitConfig, StageFit};
 use crate::lab::training::games::{read_logbook, read_wthor_folder, Game};
 use crate::lab::training::positions::{fingerprint, PositionSet};
 use crate::lab::training::selfplay::read_file;
-use crate::lab::training::{label_game, relabel_results_by_solved, stage_samples, Labelled};
+use crate::lab::training::{
+    blend_search_labels, label_game, relabel_results_by_solved, search_values, stage_samples,
+    Labelled,
+};
 use crate::score::Discs;
 use crate::search::endgame::{EndgameSolver, SolveMode};
 
@@ -84,6 +87,23 @@ pub const SPEC: ToolSpec = ToolSpec {
              solved value (default result)",
         ),
         ToolOption::new(
+            "--search-labels",
+            "DEPTH",
+            "blend a DEPTH-ply search of the shipped evaluation into every\n\
+             label that is not exact (default 0: none)",
+        ),
+        ToolOption::new(
+            "--search-weight",
+            "W",
+            "the search value's share of a blended label, 0..1 (default 0.5)",
+        ),
+        ToolOption::new(
+            "--search-cache",
+            "FILE",
+            "the search values: read if made for these positions and depth,\n\
+             else searched and written there",
+        ),
+        ToolOption::new(
             "--validation",
             "FILE",
             "report the error against this validation file's exact values",
@@ -97,7 +117,8 @@ pub const SPEC: ToolSpec = ToolSpec {
              the held-out games (with --wthor and --holdout-every)",
         ),
     ],
-    notes: "",
+    notes: "--make-validation uses only --wthor and --holdout-every; --search-weight and\n\
+            --search-cache go with --search-labels.",
 };
 
 struct Options {
@@ -111,6 +132,9 @@ struct Options {
     positions: Option<PathBuf>,
     window: u32,
     solved_labels: bool,
+    search_depth: u32,
+    search_weight: f32,
+    search_cache: Option<PathBuf>,
     validation: Option<PathBuf>,
     out: Option<PathBuf>,
     make_validation: Option<PathBuf>,
@@ -132,6 +156,10 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut set = labelled_positions(&options, &train_games, &held_out)?;
     if options.solved_labels {
         relabel_results_by_solved(&mut set.train);
+    }
+    if options.search_depth > 0 {
+        let values = searched_values(&options, &set)?;
+        blend_search_labels(&mut set.train, &values, options.search_weight);
     }
     eprintln!(
         "{} training positions, {} held-out positions ({:.0} s)",
@@ -285,6 +313,65 @@ fn label_games(games: &[Game], options: &Options, solve_empties: u32) -> Vec<Lab
     .concat()
 }
 
+/// The search values of the training positions ([`search_values`] at `--search-labels`
+/// plies): read from `--search-cache FILE` when it was made for the same positions and depth,
+/// otherwise searched on the configured threads and, with `--search-cache`, written there.
+///
+/// Cache layout: `TSURUSLV`, a description line (the positions' description, the depth and
+/// the count) ending in a newline, then one `i8` a training position.
+fn searched_values(options: &Options, set: &PositionSet) -> Result<Vec<i8>> {
+    let description = format!(
+        "{} | search depth {} | {} training positions\n",
+        set.description,
+        options.search_depth,
+        set.train.len()
+    );
+    let mut header = b"TSURUSLV".to_vec();
+    header.extend_from_slice(description.as_bytes());
+    if let Some(path) = options.search_cache.as_deref().filter(|p| p.exists()) {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        ensure!(
+            bytes.starts_with(&header) && bytes.len() == header.len() + set.train.len(),
+            "{} holds search values of other positions or depth; delete it or name another file",
+            path.display()
+        );
+        eprintln!("search values from {}", path.display());
+        return Ok(bytes[header.len()..].iter().map(|&b| b as i8).collect());
+    }
+    let started = Instant::now();
+    let share = set.train.len().div_ceil(options.fit.threads.max(1));
+    eprintln!(
+        "searching {} training positions {} plies deep...",
+        set.train.len(),
+        options.search_depth
+    );
+    let values = search_values(
+        &set.train,
+        options.search_depth,
+        options.fit.threads,
+        |done| {
+            if done % 20_000 < 60 {
+                let seconds = started.elapsed().as_secs_f64();
+                eprint!(
+                    "  {done} of about {share} positions ({:.0} a second, {seconds:.0} s)   \r",
+                    done as f64 / seconds.max(1e-9)
+                );
+            }
+        },
+    );
+    eprintln!(
+        "searched in {:.0} s                              ",
+        started.elapsed().as_secs_f64()
+    );
+    if let Some(path) = &options.search_cache {
+        let mut bytes = header;
+        bytes.extend(values.iter().map(|&v| v as u8));
+        std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(values)
+}
+
 /// Quantises fitted stages to Score units; an entry never seen in its stage takes the value
 /// of the nearest stage that saw it (earlier stages first on ties).
 fn to_weights(fits: &[StageFit]) -> Weights {
@@ -425,6 +512,9 @@ fn parse_args(args: &[String]) -> Result<Options> {
         positions: None,
         window: 0,
         solved_labels: false,
+        search_depth: 0,
+        search_weight: 0.5,
+        search_cache: None,
         validation: None,
         out: None,
         make_validation: None,
@@ -465,6 +555,9 @@ fn parse_args(args: &[String]) -> Result<Options> {
                     other => bail!("--labels takes result or solved, not {other:?}"),
                 }
             }
+            "--search-labels" => options.search_depth = number(args.value(flag)?)? as u32,
+            "--search-weight" => options.search_weight = number(args.value(flag)?)? as f32,
+            "--search-cache" => options.search_cache = Some(PathBuf::from(args.value(flag)?)),
             "--validation" => options.validation = Some(PathBuf::from(args.value(flag)?)),
             "--out" => options.out = Some(PathBuf::from(args.value(flag)?)),
             "--make-validation" => options.make_validation = Some(PathBuf::from(args.value(flag)?)),
@@ -472,6 +565,10 @@ fn parse_args(args: &[String]) -> Result<Options> {
         }
     }
     ensure!((1..=60).contains(&options.stages), "--stages must be 1..60");
+    ensure!(
+        (0.0..=1.0).contains(&options.search_weight),
+        "--search-weight must be 0..1"
+    );
     ensure!(
         options.holdout_every >= 2,
         "--holdout-every must be at least 2"
