@@ -20,7 +20,7 @@ use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::{Board, Color};
 use crate::eval::pattern::{layout, PatternEval, Weights};
 use crate::eval::{Evaluation, SeedsEval};
-use crate::formats::validation;
+use crate::formats::{search_cache, validation};
 use crate::lab::parallel::map_chunks;
 use crate::lab::training::fit::{errors, fit_stage, FitConfig, StageFit};
 use crate::lab::training::games::{read_logbook, read_wthor_folder, Game};
@@ -315,28 +315,27 @@ fn label_games(games: &[Game], options: &Options, solve_empties: u32) -> Vec<Lab
 
 /// The search values of the training positions ([`search_values`] at `--search-labels`
 /// plies): read from `--search-cache FILE` when it was made for the same positions and depth,
-/// otherwise searched on the configured threads and, with `--search-cache`, written there.
-///
-/// Cache layout: `TSURUSLV`, a description line (the positions' description, the depth and
-/// the count) ending in a newline, then one `i8` a training position.
+/// otherwise searched on the configured threads and, with `--search-cache`, written there
+/// (the file: [`crate::formats::search_cache`]).
 fn searched_values(options: &Options, set: &PositionSet) -> Result<Vec<i8>> {
     let description = format!(
-        "{} | search depth {} | {} training positions\n",
+        "{} | search depth {} | {} training positions",
         set.description,
         options.search_depth,
         set.train.len()
     );
-    let mut header = b"TSURUSLV".to_vec();
-    header.extend_from_slice(description.as_bytes());
     if let Some(path) = options.search_cache.as_deref().filter(|p| p.exists()) {
         let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-        ensure!(
-            bytes.starts_with(&header) && bytes.len() == header.len() + set.train.len(),
-            "{} holds search values of other positions or depth; delete it or name another file",
-            path.display()
-        );
+        let values =
+            search_cache::values_for(&bytes, &description, set.train.len()).with_context(|| {
+                format!(
+                    "{} holds search values of other positions or depth; delete it or name \
+                     another file",
+                    path.display()
+                )
+            })?;
         eprintln!("search values from {}", path.display());
-        return Ok(bytes[header.len()..].iter().map(|&b| b as i8).collect());
+        return Ok(values);
     }
     let started = Instant::now();
     let share = set.train.len().div_ceil(options.fit.threads.max(1));
@@ -364,8 +363,7 @@ fn searched_values(options: &Options, set: &PositionSet) -> Result<Vec<i8>> {
         started.elapsed().as_secs_f64()
     );
     if let Some(path) = &options.search_cache {
-        let mut bytes = header;
-        bytes.extend(values.iter().map(|&v| v as u8));
+        let bytes = search_cache::to_bytes(&description, &values);
         std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
         eprintln!("wrote {}", path.display());
     }
