@@ -160,6 +160,8 @@ pub struct EndgameSolver {
     thread: usize,
     /// The innermost split point this thread is searching under, or [`split::NONE`].
     current: usize,
+    /// The alpha that this thread's move at `current` is searched on.
+    task_alpha: i32,
     /// How many split points this thread has open (the height of its stack in the pool).
     height: usize,
     /// Time spent waiting for helpers at this thread's split points (a debug log's figure).
@@ -208,6 +210,7 @@ impl EndgameSolver {
             pool: None,
             thread: 0,
             current: split::NONE,
+            task_alpha: 0,
             height: 0,
             waited: Duration::ZERO,
             nodes: 0,
@@ -448,7 +451,9 @@ impl EndgameSolver {
 
     /// Searches moves of split point `point`, whose position `board` is, starting with
     /// `task`, and reports each value to the point, until it hands out no more or this
-    /// thread is stopped (by the solve's stop or a cutoff at or above the point).
+    /// thread is stopped (by the solve's stop or a cutoff at or above the point). A move
+    /// abandoned because the point's alpha rose past its window is searched again on the
+    /// new alpha.
     fn work_at(
         &mut self,
         pool: &Pool,
@@ -457,13 +462,15 @@ impl EndgameSolver {
         mut task: Task,
         stop: &StopCheck,
     ) {
-        let outer = std::mem::replace(&mut self.current, point);
+        let outer = (self.current, self.task_alpha);
+        self.current = point;
         loop {
             let Task {
                 square,
                 alpha,
                 beta,
             } = task;
+            self.task_alpha = alpha;
             board.make_move(square);
             let probe = -self.node(board, -alpha - 1, -alpha, stop);
             let value = if probe > alpha && probe < beta && !self.stopped {
@@ -473,14 +480,25 @@ impl EndgameSolver {
             };
             board.undo();
             if self.stopped {
-                break;
+                if pool.is_quitting() || pool.is_cut(point) || pool.abandoned_above(point) {
+                    break;
+                }
+                // Only this point's alpha rose past the move's: search it again on the new one
+                // (unless it has reached beta, when the point is being cut off).
+                let alpha = pool.alpha(point);
+                if alpha >= beta {
+                    break;
+                }
+                self.stopped = false;
+                task = Task { alpha, ..task };
+                continue;
             }
             match pool.report(point, square, value) {
                 Some(next) => task = next,
                 None => break,
             }
         }
-        self.current = outer;
+        (self.current, self.task_alpha) = outer;
     }
 
     /// Searches `moves` (the moves of `board` left after the first, at least two) on
@@ -501,7 +519,7 @@ impl EndgameSolver {
         let point = pool.open(
             self.thread,
             self.height,
-            self.current,
+            (self.current, self.task_alpha),
             board,
             self.level,
             window,
@@ -536,7 +554,7 @@ impl EndgameSolver {
         pool.set_idle(false);
         self.height -= 1;
         let closed = pool.close(self.thread, point);
-        self.stopped = pool.is_quitting() || pool.cut_above(self.current);
+        self.stopped = pool.abandoned(self.current, self.task_alpha);
         (closed.best, closed.best_square)
     }
 
@@ -886,9 +904,10 @@ impl EndgameSolver {
                     pool.quit();
                 }
             } else if self.current != split::NONE {
-                // A cutoff at a split point above: this subtree is no longer needed.
+                // A cutoff or a raised alpha at a split point above: this subtree is no longer
+                // needed as it is searched.
                 let pool = self.pool.as_ref().expect("a split point has a pool");
-                self.stopped |= pool.cut_above(self.current);
+                self.stopped |= pool.abandoned(self.current, self.task_alpha);
             }
         }
         self.stopped

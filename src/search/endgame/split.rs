@@ -8,8 +8,11 @@
 //! current alpha (re-searched when it lands inside the window), and *report* the value,
 //! which raises the shared alpha and best value. A value at or above beta sets the point's
 //! `cutoff` flag: no further move is handed out, and every thread searching below the point
-//! abandons its subtree at its next poll ([`Pool::cut_above`] walks a thread's chain of
-//! split points). The owner (the thread that opened it) takes moves like any other; when
+//! abandons its subtree at its next poll ([`Pool::abandoned`] walks a thread's chain of
+//! split points). A value that raises alpha makes the moves still searched on the old alpha
+//! stale: their threads abandon them the same way and search them again on the new alpha
+//! (with a null window, which the old search's table entries make cheaper), instead of
+//! finishing a search whose window a brother has already passed. The owner (the thread that opened it) takes moves like any other; when
 //! none is left it waits until the threads that joined have reported, helping meanwhile at
 //! split points opened below its own (so that it never strays into work that could outlast
 //! its own node), then closes the point and carries on with its value.
@@ -25,7 +28,7 @@
 //! point's last helper leaves, and when the search quits, with a 1 ms timeout as a safety
 //! net (and so that the owner can poll the caller's stop check while it waits).
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -65,6 +68,10 @@ struct SplitPoint {
     has_moves: AtomicBool,
     /// The point the owner was working under when it opened this one, or [`NONE`].
     parent: AtomicUsize,
+    /// The alpha of the owner's move at `parent` when it opened this point.
+    parent_alpha: AtomicI32,
+    /// The point's alpha (a copy of the state's, for threads checking it while searching).
+    alpha: AtomicI32,
 }
 
 /// The shared part of a split point.
@@ -132,6 +139,8 @@ impl Pool {
                     cutoff: AtomicBool::new(false),
                     has_moves: AtomicBool::new(false),
                     parent: AtomicUsize::new(NONE),
+                    parent_alpha: AtomicI32::new(0),
+                    alpha: AtomicI32::new(0),
                 })
                 .collect(),
             heights: (0..threads).map(|_| AtomicUsize::new(0)).collect(),
@@ -175,13 +184,14 @@ impl Pool {
     }
 
     /// Opens split point `height` of `thread`'s stack (its next free one) at `board`, whose
-    /// moves left to search are `moves` (at least one), under `parent`; returns its index.
+    /// moves left to search are `moves` (at least one), under `parent`, where the owner's
+    /// move is searched on `parent_alpha`; returns its index.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn open(
         &self,
         thread: usize,
         height: usize,
-        parent: usize,
+        (parent, parent_alpha): (usize, i32),
         board: &Board,
         level: Option<usize>,
         (alpha, beta): (i32, i32),
@@ -210,6 +220,8 @@ impl Pool {
             };
             point.cutoff.store(false, Ordering::Relaxed);
             point.parent.store(parent, Ordering::Relaxed);
+            point.parent_alpha.store(parent_alpha, Ordering::Relaxed);
+            point.alpha.store(alpha, Ordering::Relaxed);
             point.has_moves.store(true, Ordering::Relaxed);
         }
         // Published after the point is complete: a scanner that sees the height sees the
@@ -253,6 +265,7 @@ impl Pool {
             state.best_square = Some(square);
             if value > state.alpha {
                 state.alpha = value;
+                self.points[point].alpha.store(value, Ordering::Relaxed);
                 if value >= state.beta {
                     self.points[point].cutoff.store(true, Ordering::Relaxed);
                 }
@@ -292,18 +305,44 @@ impl Pool {
         }
     }
 
-    /// Whether `point` or a point above it (its parent, their parents) is cut off: the work
-    /// below it is no longer needed.
+    /// Whether a move of `point` searched on `alpha` is no longer needed as it is searched:
+    /// the search quits, `point` or a point above it is cut off, or the alpha of `point` (or
+    /// of a point above, for the move there that this one is below) has risen past the one
+    /// the move is searched on.
     #[inline]
-    pub(super) fn cut_above(&self, mut point: usize) -> bool {
+    pub(super) fn abandoned(&self, mut point: usize, mut alpha: i32) -> bool {
+        if self.is_quitting() {
+            return true;
+        }
         while point != NONE {
             let p = &self.points[point];
-            if p.cutoff.load(Ordering::Relaxed) {
+            if p.cutoff.load(Ordering::Relaxed) || p.alpha.load(Ordering::Relaxed) > alpha {
                 return true;
             }
+            alpha = p.parent_alpha.load(Ordering::Relaxed);
             point = p.parent.load(Ordering::Relaxed);
         }
         false
+    }
+
+    /// Whether the work above `point` is abandoned (see [`Pool::abandoned`]): the move at
+    /// its parent that it is below, or anything above that.
+    pub(super) fn abandoned_above(&self, point: usize) -> bool {
+        let p = &self.points[point];
+        self.abandoned(
+            p.parent.load(Ordering::Relaxed),
+            p.parent_alpha.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Whether `point` is cut off.
+    pub(super) fn is_cut(&self, point: usize) -> bool {
+        self.points[point].cutoff.load(Ordering::Relaxed)
+    }
+
+    /// The current alpha of `point`.
+    pub(super) fn alpha(&self, point: usize) -> i32 {
+        lock(&self.points[point].state).alpha
     }
 
     /// An open point with moves left to take, the shallowest first (the most work per
