@@ -435,8 +435,9 @@ impl EndgameSolver {
     }
 
     /// Joins split point `point` of another thread (if it is still open under `below`,
-    /// unless that is [`split::NONE`]) and searches its moves until none is left; the values go to the point, and an abandoned subtree leaves this thread
-    /// unstopped (unless the solve is stopping): the point's owner decides what it means.
+    /// unless that is [`split::NONE`]) and searches its moves until none is left; the values
+    /// go to the point, and an abandoned subtree leaves this thread unstopped (unless the
+    /// solve is stopping): the point's owner decides what it means.
     fn help(&mut self, pool: &Pool, point: usize, below: usize, stop: &StopCheck) {
         let Some(joined) = pool.join(point, below) else {
             return;
