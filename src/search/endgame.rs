@@ -531,6 +531,10 @@ impl EndgameSolver {
         if let Some(task) = pool.take(point) {
             self.work_at(&pool, point, board, task, stop);
         }
+        if self.stopped {
+            // Abandoned from above or stopping: the moves left are not worth starting.
+            pool.drain(point);
+        }
         // Wait for the helpers, helping below meanwhile; only the leading thread watches the
         // caller's stop check (the helpers' checks watch the pool's quit flag).
         pool.set_idle(true);

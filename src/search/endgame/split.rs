@@ -291,12 +291,21 @@ impl Pool {
         lock(&self.points[point].state).workers > 0
     }
 
+    /// Hands out no more moves of `point` (its owner is abandoning it).
+    pub(super) fn drain(&self, point: usize) {
+        let mut state = lock(&self.points[point].state);
+        state.next = state.len;
+        self.points[point].has_moves.store(false, Ordering::Relaxed);
+    }
+
     /// Closes `point`, the top of `thread`'s stack, once no helper is left in it: its best
-    /// value and move.
+    /// value and move. No thread can join it afterwards, even with moves left untaken (an
+    /// abandoned point), so its slot can be reused.
     pub(super) fn close(&self, thread: usize, point: usize) -> Closed {
         let height = point - thread * MAX_SPLITS;
-        let state = lock(&self.points[point].state);
+        let mut state = lock(&self.points[point].state);
         debug_assert_eq!(state.workers, 0);
+        state.next = state.len;
         self.points[point].has_moves.store(false, Ordering::Relaxed);
         self.heights[thread].store(height, Ordering::Release);
         Closed {
