@@ -436,3 +436,96 @@ impl Pool {
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn squares(names: &[&str]) -> Vec<Square> {
+        names.iter().map(|n| n.parse().unwrap()).collect()
+    }
+
+    #[test]
+    fn moves_are_handed_out_once_and_a_cutoff_stops_them() {
+        let pool = Pool::new(2);
+        let board = Board::start();
+        let moves = squares(&["d3", "c4", "f5", "e6"]);
+        let point = pool.open(0, 0, (NONE, 0), &board, None, (-4, 10), (-4, None), &moves);
+        assert_eq!(pool.find_work(NONE), Some(point));
+        let first = pool.take(point).unwrap();
+        assert_eq!((first.square, first.alpha, first.beta), (moves[0], -4, 10));
+        let joined = pool.join(point, NONE).unwrap();
+        assert_eq!(joined.task.square, moves[1]);
+        assert_eq!(joined.board, board);
+        assert!(pool.has_workers(point));
+        // A better value raises alpha for the next move handed out.
+        let next = pool.report(point, moves[0], 2).unwrap();
+        assert_eq!((next.square, next.alpha), (moves[2], 2));
+        assert_eq!(pool.alpha(point), 2);
+        // A value at beta cuts the point off: no more moves, and the work below is abandoned.
+        assert!(pool.report(point, moves[1], 12).is_none());
+        assert!(pool.is_cut(point) && pool.abandoned(point, 2));
+        assert_eq!(pool.find_work(NONE), None);
+        pool.leave(point);
+        assert!(!pool.has_workers(point));
+        let closed = pool.close(0, point);
+        assert_eq!((closed.best, closed.best_square), (12, Some(moves[1])));
+    }
+
+    #[test]
+    fn a_raised_alpha_abandons_the_moves_searched_below_on_the_old_one() {
+        let pool = Pool::new(2);
+        let board = Board::start();
+        let moves = squares(&["d3", "c4", "f5", "e6"]);
+        let top = pool.open(0, 0, (NONE, 0), &board, None, (0, 20), (0, None), &moves);
+        let task = pool.take(top).unwrap();
+        // Thread 0 opens a point below its move at `top`, searched on alpha 0.
+        let below = pool.open(
+            0,
+            1,
+            (top, task.alpha),
+            &board,
+            None,
+            (-20, 0),
+            (-20, None),
+            &moves,
+        );
+        assert!(!pool.abandoned(below, -20) && !pool.abandoned_above(below));
+        // Thread 1 joins below (allowed: it is under `top`) and works there.
+        assert!(pool.join(below, top).is_some());
+        // Another move at `top` raises its alpha past 0: everything under thread 0's move
+        // there is stale, but `top` itself is not cut off.
+        let other = pool.take(top).unwrap();
+        assert!(pool.report(top, other.square, 5).is_some());
+        assert!(pool.abandoned(below, -20) && pool.abandoned_above(below));
+        assert!(!pool.is_cut(top) && pool.abandoned(top, 0) && !pool.abandoned(top, 5));
+        // The owner drains its abandoned point: nobody joins it any more.
+        pool.drain(below);
+        assert!(pool.join(below, NONE).is_none());
+        pool.leave(below);
+        pool.close(0, below);
+        // A closed point's slot is not joinable, even with moves it never handed out; `top`
+        // still has its last move.
+        assert_eq!(pool.find_work(NONE), Some(top));
+        assert!(pool.join(below, NONE).is_none());
+    }
+
+    #[test]
+    fn quitting_abandons_everything() {
+        let pool = Pool::new(1);
+        let moves = squares(&["d3", "c4"]);
+        let point = pool.open(
+            0,
+            0,
+            (NONE, 0),
+            &Board::start(),
+            None,
+            (0, 1),
+            (0, None),
+            &moves,
+        );
+        assert!(!pool.abandoned(point, 0) && !pool.abandoned(NONE, 0));
+        pool.quit();
+        assert!(pool.is_quitting() && pool.abandoned(point, 0) && pool.abandoned(NONE, 0));
+    }
+}
