@@ -26,9 +26,9 @@
 //! helpers one ply ahead), sharing only the two transposition tables, which are lock-free
 //! ([`tt`]). What the helpers store lets this thread cut and order sooner (figures in
 //! docs/results.md). Helpers stop when this thread is done; the node counts are every
-//! thread's. The endgame solve that follows runs on every thread too ([`EndgameSolver::set_threads`]), with
-//! the same exact results. Nodes handed to the solver inside the midgame tree are solved by
-//! the thread that reached them.
+//! thread's. The endgame solve that follows is split among the threads (Young Brothers Wait,
+//! [`EndgameSolver::set_threads`]), with the same exact results. Nodes handed to the solver
+//! inside the midgame tree are solved by the thread that reached them.
 
 mod alphabeta;
 pub mod endgame;

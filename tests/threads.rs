@@ -31,14 +31,18 @@ fn parallel_solves_equal_one_thread_on_ffo_1_to_19() {
         env!("CARGO_MANIFEST_DIR")
     );
     let positions = obf::parse_file(&std::fs::read_to_string(path).unwrap()).unwrap();
-    // Every position is big enough to be solved on all threads.
-    assert!(positions
+    // #13-#19 (16 empties) are big enough to be split among the threads; the smaller ones
+    // are solved by one thread whatever the count.
+    let parallel = positions
         .iter()
-        .all(|p| p.board.empties() >= PARALLEL_MIN_EMPTIES));
+        .filter(|p| p.board.empties() >= PARALLEL_MIN_EMPTIES)
+        .count();
+    assert_eq!(parallel, 7);
     let stop = AtomicBool::new(false);
     let mut one = solver(1);
     for threads in [2, 4] {
         let mut many = solver(threads);
+        let mut helper_nodes = 0;
         for (i, position) in positions.iter().enumerate() {
             let number = i + 1;
             let expected = one
@@ -59,7 +63,11 @@ fn parallel_solves_equal_one_thread_on_ffo_1_to_19() {
                 score_of_final(&position.board, &solution.pv),
                 solution.score
             );
+            let counts = many.progress();
+            helper_nodes += (1..threads).map(|t| counts.get(t)).sum::<u64>();
         }
+        // The helpers took moves at split points (their counts are published as they poll).
+        assert!(helper_nodes > 0, "no helper searched on {threads} threads");
     }
 }
 
@@ -69,6 +77,7 @@ fn parallel_solves_equal_one_thread_on_random_positions() {
     let stop = AtomicBool::new(false);
     let mut one = solver(1);
     let mut many = [solver(2), solver(4)];
+    // From 14 empties (one thread) to 20 (split among the threads, after selective passes).
     for empties in 14..=20 {
         for _ in 0..2 {
             let board = random_position(&mut rng, empties);
@@ -219,4 +228,35 @@ fn a_ping_stops_a_parallel_search_and_no_thread_outlives_it() {
     }
     engine.send("quit");
     engine.wait_exit(TIMEOUT);
+}
+
+#[test]
+fn a_stopped_parallel_solve_returns_nothing_and_leaves_no_helper() {
+    // 30 empties on 4 threads: far from solved when the flag goes up.
+    let mut rng = Rng::new(11);
+    let board = random_position(&mut rng, 30);
+    let mut many = solver(4);
+    let stop = Arc::new(AtomicBool::new(false));
+    let raiser = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            stop.store(true, Ordering::SeqCst);
+        })
+    };
+    let mut work = board.clone();
+    assert_eq!(many.solve(&mut work, SolveMode::Exact, &*stop), None);
+    raiser.join().unwrap();
+    assert_eq!(work, board, "the board is restored");
+    // Every helper is joined (`clear` needs the table alone), and the solver still solves.
+    many.clear();
+    let small = random_position(&mut rng, 18);
+    let flag = AtomicBool::new(false);
+    let expected = solver(1)
+        .solve(&mut small.clone(), SolveMode::Exact, &flag)
+        .unwrap();
+    let solution = many
+        .solve(&mut small.clone(), SolveMode::Exact, &flag)
+        .unwrap();
+    assert_eq!(solution.score, expected.score);
 }

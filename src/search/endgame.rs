@@ -41,21 +41,27 @@
 //! (docs/results.md), and the four of them give a GUI a probable answer early.
 //!
 //! **Threads** ([`EndgameSolver::set_threads`]; one by default). A root of at least
-//! [`PARALLEL_MIN_EMPTIES`] empties is solved on every thread, lazy SMP style: helpers run the
-//! same solve (passes, then exact) on their own boards and state, sharing only the table, and
-//! the answer is this thread's. That is sound because every entry is a true bound of its own
-//! kind whichever thread wrote it: exact entries are tagged [`SOLVED_DEPTH`], a selective
-//! pass's with its level, and a pass takes for cutoffs only entries at least as confident as
-//! itself, so an exact search never uses a selective bound. Threads that run the same tree
-//! in the same order tend to search the same lines side by side; so a thread defers a move
-//! whose child another thread is searching (`Busy`, simplified ABDADA) and takes it up after
-//! its other moves, by when the result is usually in the table (measurements in
-//! docs/results.md). A multi-PV solve ([`EndgameSolver::solve_all`]) instead deals the root
-//! moves out to the threads, one at a time.
+//! [`PARALLEL_MIN_EMPTIES`] empties is solved with helper threads by Young Brothers Wait:
+//! at a board node of at least [`SPLIT_MIN_EMPTIES`] empties whose first move has been
+//! searched alone, while a thread is idle, the remaining moves become a split point (see the
+//! [`split`] module) that idle threads take moves from, each on its own board; a move that
+//! reaches beta cuts the point off and its other threads abandon their subtrees. The threads
+//! share the table and nothing else. The root, the selective passes, win/loss/draw windows
+//! and the principal variation's searches all go through the same node search, so all of
+//! them split. The result is exact as one thread's is: every move of a split node is
+//! searched or the node is cut off by a move that reached beta, and every table entry is a
+//! sound bound of its own kind whichever thread wrote it (selective entries are tagged with
+//! their level and never taken by a more confident pass, see [`EndgameSolver::tag`]). The
+//! number of nodes varies from run to run with the threads' timing; the split threshold and
+//! the measured speedup are in docs/results.md. A multi-PV solve
+//! ([`EndgameSolver::solve_all`]) instead deals the root moves out to the threads, one at a
+//! time.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
+use self::split::{Pool, Task};
 use super::ordering::{self, SQUARE_ORDER};
 use super::stop::{NodeCounts, StopCheck};
 use super::tt::{Bound, Entry, TranspositionTable, SOLVED_DEPTH};
@@ -105,9 +111,15 @@ const PROBCUT_MIN_EMPTIES: u32 = ordering::EVAL_ORDER_EMPTIES;
 /// [`SOLVED_DEPTH`] (exact) and above any midgame depth.
 const SELECTIVE_TAG: u8 = SOLVED_DEPTH - 1 - SELECTIVE_LEVELS.len() as u8;
 
+mod split;
+
+/// Nodes with at least this many empties may be split among threads (Young Brothers Wait,
+/// see [`EndgameSolver::set_threads`]) once their first move is searched.
+pub const SPLIT_MIN_EMPTIES: u32 = 16;
+
 /// Roots with at least this many empties are solved on every thread
-/// ([`EndgameSolver::set_threads`]); smaller ones take too little time to share.
-pub const PARALLEL_MIN_EMPTIES: u32 = 14;
+/// ([`EndgameSolver::set_threads`]); smaller ones have no node to split.
+pub const PARALLEL_MIN_EMPTIES: u32 = SPLIT_MIN_EMPTIES;
 
 /// Nodes between two looks at the stop check.
 const POLL_INTERVAL: u64 = 4096;
@@ -142,8 +154,18 @@ pub struct EndgameSolver {
     threads: usize,
     /// The running node counts of the threads of the root solve in progress.
     counts: Arc<NodeCounts>,
-    /// While several threads solve one root: the positions they are searching.
-    busy: Option<Arc<Busy>>,
+    /// While several threads solve one root: their split points (see [`split`]).
+    pool: Option<Arc<Pool>>,
+    /// This thread's index among those of the root solve (0: the one that leads it).
+    thread: usize,
+    /// The innermost split point this thread is searching under, or [`split::NONE`].
+    current: usize,
+    /// The alpha that this thread's move at `current` is searched on.
+    task_alpha: i32,
+    /// How many split points this thread has open (the height of its stack in the pool).
+    height: usize,
+    /// Time spent waiting for helpers at this thread's split points (a debug log's figure).
+    waited: Duration,
     nodes: u64,
     next_poll: u64,
     stopped: bool,
@@ -160,52 +182,6 @@ pub struct ProbableSolution {
     pub percent: u8,
     /// The pass's best move, score and principal variation; the score is probable, not proven.
     pub solution: Solution,
-}
-
-/// The board nodes that the threads of a parallel solve are searching, by hash: a thread
-/// defers a move (other than a node's first) whose child another thread is searching, and
-/// comes back to it after its other moves, by when the other thread's result is usually in
-/// the table (Kerrigan's simplified ABDADA). Without it the threads of a lazy SMP solve run
-/// down the same lines side by side. One slot per hash index; a collision only defers or
-/// fails to defer a move, never changes a value.
-struct Busy {
-    slots: Box<[AtomicU64]>,
-}
-
-/// Slots of [`Busy`] (a power of two): far more than the board nodes on the threads' stacks.
-const BUSY_SLOTS: usize = 1 << 12;
-
-impl Busy {
-    fn new() -> Busy {
-        Busy {
-            slots: (0..BUSY_SLOTS).map(|_| AtomicU64::new(0)).collect(),
-        }
-    }
-
-    #[inline]
-    fn slot(&self, hash: u64) -> &AtomicU64 {
-        &self.slots[hash as usize & (BUSY_SLOTS - 1)]
-    }
-
-    /// Whether a thread is searching the position of `hash`.
-    #[inline]
-    fn is_searched(&self, hash: u64) -> bool {
-        self.slot(hash).load(Ordering::Relaxed) == hash
-    }
-
-    /// Marks the position of `hash` as being searched.
-    #[inline]
-    fn enter(&self, hash: u64) {
-        self.slot(hash).store(hash, Ordering::Relaxed);
-    }
-
-    /// Unmarks it, unless another position took the slot meanwhile.
-    #[inline]
-    fn leave(&self, hash: u64) {
-        let _ = self
-            .slot(hash)
-            .compare_exchange(hash, 0, Ordering::Relaxed, Ordering::Relaxed);
-    }
 }
 
 /// Bit masks of the four quadrants, for parity ordering.
@@ -231,7 +207,12 @@ impl EndgameSolver {
             tt,
             threads: 1,
             counts: Arc::new(NodeCounts::new(1)),
-            busy: None,
+            pool: None,
+            thread: 0,
+            current: split::NONE,
+            task_alpha: 0,
+            height: 0,
+            waited: Duration::ZERO,
             nodes: 0,
             next_poll: POLL_INTERVAL,
             stopped: false,
@@ -261,8 +242,8 @@ impl EndgameSolver {
     }
 
     /// Solves roots of at least [`PARALLEL_MIN_EMPTIES`] empties on `threads` threads (at
-    /// least 1): this one and helpers sharing the table. With one thread the solver searches
-    /// exactly as it always did.
+    /// least 1): this one and helpers sharing the table and its split points (see the module
+    /// doc). With one thread the solver searches exactly as it always did.
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
         self.counts = Arc::new(NodeCounts::new(self.threads));
@@ -364,12 +345,11 @@ impl EndgameSolver {
         solution
     }
 
-    /// [`EndgameSolver::solve_root`] on every thread: the helpers solve the same root
-    /// (selective passes, then exactly) on their own boards, sharing only the table, until
-    /// this thread has its answer. The answer is this thread's, as exact as ever: every table
-    /// entry is a sound bound of its own kind (selective entries are tagged with their level
-    /// and never taken by a more confident pass, see [`EndgameSolver::tag`]), whichever thread
-    /// wrote it.
+    /// [`EndgameSolver::solve_root`] with helper threads: this thread leads the solve and
+    /// opens split points where a helper is idle (Young Brothers Wait, [`split`]); the
+    /// helpers wait for split points, search the moves they take there on their own boards,
+    /// and return when the solve is over. The answer is as exact as one thread's: every
+    /// move of a split node is searched, or the node is cut off by a move reaching beta.
     fn solve_parallel(
         &mut self,
         board: &mut Board,
@@ -378,17 +358,21 @@ impl EndgameSolver {
         counts: &NodeCounts,
         on_pass: &mut dyn FnMut(&ProbableSolution),
     ) -> Option<Solution> {
-        self.busy = Some(Arc::new(Busy::new()));
-        let mut helpers: Vec<EndgameSolver> = (1..self.threads).map(|_| self.helper()).collect();
-        let helpers_stop = AtomicBool::new(false);
+        let pool = Arc::new(Pool::new(self.threads));
+        let mut helpers: Vec<EndgameSolver> = (1..self.threads)
+            .map(|i| EndgameSolver {
+                pool: Some(Arc::clone(&pool)),
+                thread: i,
+                ..self.helper()
+            })
+            .collect();
+        self.pool = Some(Arc::clone(&pool));
+        self.thread = 0;
         let start_nodes = self.nodes;
         let solution = std::thread::scope(|scope| {
             for (i, helper) in helpers.iter_mut().enumerate() {
-                let mut board = board.clone();
-                let stop = stop.for_helper(&helpers_stop).with_counts(counts, i + 1);
-                scope.spawn(move || {
-                    helper.solve_root(&mut board, mode, &stop, &mut |_| {});
-                });
+                let stop = stop.for_helper(pool.quit_flag()).with_counts(counts, i + 1);
+                scope.spawn(move || helper.serve(&stop));
             }
             // The passes' node counts are every thread's (the helpers' as of their last polls).
             let solution = self.solve_root(board, mode, stop, &mut |pass| {
@@ -396,14 +380,16 @@ impl EndgameSolver {
                 pass.solution.nodes += counts.total() - counts.get(0);
                 on_pass(&pass)
             });
-            helpers_stop.store(true, Ordering::Relaxed);
+            pool.quit();
             solution
         });
-        self.busy = None;
+        self.pool = None;
         let helper_nodes: u64 = helpers.iter().map(|h| h.nodes).sum();
         log::debug!(
-            "parallel solve: {} nodes on the leading thread, {helper_nodes} on {} helpers",
+            "parallel solve: {} nodes on the leading thread ({:.3} s waiting for helpers), \
+             {helper_nodes} on {} helpers",
             self.nodes - start_nodes,
+            std::mem::take(&mut self.waited).as_secs_f64(),
             helpers.len()
         );
         self.nodes += helper_nodes;
@@ -411,6 +397,170 @@ impl EndgameSolver {
             nodes: s.nodes + helper_nodes,
             ..s
         })
+    }
+
+    /// A helper's life in a parallel solve: joins split points with moves left, until the
+    /// solve quits.
+    fn serve(&mut self, stop: &StopCheck) {
+        let pool = Arc::clone(self.pool.as_ref().expect("a helper has a pool"));
+        let started = Instant::now();
+        let (mut working, mut joins) = (Duration::ZERO, 0u64);
+        pool.set_idle(true);
+        loop {
+            let seen = pool.events();
+            if pool.is_quitting() {
+                break;
+            }
+            if let Some(point) = pool.find_work(split::NONE) {
+                pool.set_idle(false);
+                let clock = Instant::now();
+                self.help(&pool, point, split::NONE, stop);
+                working += clock.elapsed();
+                joins += 1;
+                pool.set_idle(true);
+                continue;
+            }
+            pool.wait(seen);
+        }
+        pool.set_idle(false);
+        log::debug!(
+            "solver helper {}: {joins} split points joined, working {:.3} s of {:.3} s, {} nodes \
+             ({:.3} s waiting for its own helpers)",
+            self.thread,
+            working.as_secs_f64(),
+            started.elapsed().as_secs_f64(),
+            self.nodes,
+            self.waited.as_secs_f64()
+        );
+    }
+
+    /// Joins split point `point` of another thread (if it is still open under `below`,
+    /// unless that is [`split::NONE`]) and searches its moves until none is left; the values
+    /// go to the point, and an abandoned subtree leaves this thread unstopped (unless the
+    /// solve is stopping): the point's owner decides what it means.
+    fn help(&mut self, pool: &Pool, point: usize, below: usize, stop: &StopCheck) {
+        let Some(joined) = pool.join(point, below) else {
+            return;
+        };
+        let mut board = joined.board;
+        let level = std::mem::replace(&mut self.level, joined.level);
+        self.work_at(pool, point, &mut board, joined.task, stop);
+        self.level = level;
+        pool.leave(point);
+        self.stopped = pool.is_quitting();
+    }
+
+    /// Searches moves of split point `point`, whose position `board` is, starting with
+    /// `task`, and reports each value to the point, until it hands out no more or this
+    /// thread is stopped (by the solve's stop or a cutoff at or above the point). A move
+    /// abandoned because the point's alpha rose past its window is searched again on the
+    /// new alpha.
+    fn work_at(
+        &mut self,
+        pool: &Pool,
+        point: usize,
+        board: &mut Board,
+        mut task: Task,
+        stop: &StopCheck,
+    ) {
+        let outer = (self.current, self.task_alpha);
+        self.current = point;
+        loop {
+            let Task {
+                square,
+                alpha,
+                beta,
+            } = task;
+            self.task_alpha = alpha;
+            board.make_move(square);
+            let probe = -self.node(board, -alpha - 1, -alpha, stop);
+            let value = if probe > alpha && probe < beta && !self.stopped {
+                -self.node(board, -beta, -probe, stop)
+            } else {
+                probe
+            };
+            board.undo();
+            if self.stopped {
+                if pool.is_quitting() || pool.is_cut(point) || pool.abandoned_above(point) {
+                    break;
+                }
+                // Only this point's alpha rose past the move's: search it again on the new one
+                // (unless it has reached beta, when the point is being cut off).
+                let alpha = pool.alpha(point);
+                if alpha >= beta {
+                    break;
+                }
+                self.stopped = false;
+                task = Task { alpha, ..task };
+                continue;
+            }
+            match pool.report(point, square, value) {
+                Some(next) => task = next,
+                None => break,
+            }
+        }
+        (self.current, self.task_alpha) = outer;
+    }
+
+    /// Searches `moves` (the moves of `board` left after the first, at least two) on
+    /// several threads: opens a split point with the window and the best value and move so
+    /// far, takes moves from it like its helpers, then waits for them, helping at split
+    /// points opened below it. Returns the node's best value and move; `self.stopped` is
+    /// set when the solve is stopping or a point above is cut off (the value is then
+    /// meaningless), not when this point is cut off (its value is then a lower bound).
+    fn split(
+        &mut self,
+        board: &mut Board,
+        moves: &[Square],
+        window: (i32, i32),
+        best: (i32, Option<Square>),
+        stop: &StopCheck,
+    ) -> (i32, Option<Square>) {
+        let pool = Arc::clone(self.pool.as_ref().expect("only a parallel solve splits"));
+        let point = pool.open(
+            self.thread,
+            self.height,
+            (self.current, self.task_alpha),
+            board,
+            self.level,
+            window,
+            best,
+            moves,
+        );
+        self.height += 1;
+        if let Some(task) = pool.take(point) {
+            self.work_at(&pool, point, board, task, stop);
+        }
+        if self.stopped {
+            // Abandoned from above or stopping: the moves left are not worth starting.
+            pool.drain(point);
+        }
+        // Wait for the helpers, helping below meanwhile; only the leading thread watches the
+        // caller's stop check (the helpers' checks watch the pool's quit flag).
+        pool.set_idle(true);
+        loop {
+            let seen = pool.events();
+            if !pool.has_workers(point) {
+                break;
+            }
+            if let Some(below) = pool.find_work(point) {
+                pool.set_idle(false);
+                self.help(&pool, below, point, stop);
+                pool.set_idle(true);
+                continue;
+            }
+            if self.thread == 0 && stop.should_stop(self.nodes) {
+                pool.quit();
+            }
+            let clock = Instant::now();
+            pool.wait(seen);
+            self.waited += clock.elapsed();
+        }
+        pool.set_idle(false);
+        self.height -= 1;
+        let closed = pool.close(self.thread, point);
+        self.stopped = pool.abandoned(self.current, self.task_alpha);
+        (closed.best, closed.best_square)
     }
 
     fn solve_root(
@@ -549,37 +699,13 @@ impl EndgameSolver {
         hint: Option<Square>,
         stop: &StopCheck,
     ) -> Option<(Square, i32)> {
-        let mut best_score = -65;
-        let mut best_move = None;
-        let mut low = alpha;
-        for square in ordering::solver_order(board, hint, self.bundle.evaluator()) {
-            board.make_move(square);
-            let value = if best_move.is_none() {
-                -self.node(board, -beta, -low, stop)
-            } else {
-                let probe = -self.node(board, -low - 1, -low, stop);
-                if probe > low && probe < beta {
-                    -self.node(board, -beta, -probe, stop)
-                } else {
-                    probe
-                }
-            };
-            board.undo();
-            // After each root move, whatever the poll interval.
-            if self.stopped || stop.should_stop(self.nodes) {
-                self.stopped = true;
-                return None;
-            }
-            if value > best_score || best_move.is_none() {
-                best_score = value;
-                best_move = Some(square);
-            }
-            if value > low {
-                low = value;
-            }
-            if low >= beta {
-                break;
-            }
+        let order = ordering::solver_order(board, hint, self.bundle.evaluator());
+        let (best_score, best_move) =
+            self.search_moves(board, order.as_slice(), (alpha, beta), true, stop);
+        // The stop check is asked after each root move, whatever the poll interval.
+        if self.stopped || stop.should_stop(self.nodes) {
+            self.stopped = true;
+            return None;
         }
         let best = best_move.expect("a position with legal moves has a best move");
         Some((best, best_score))
@@ -669,7 +795,7 @@ impl EndgameSolver {
                     values = None;
                     break;
                 }
-                std::thread::sleep(std::time::Duration::from_millis(1));
+                std::thread::sleep(Duration::from_millis(1));
             }
             if values.is_none() {
                 quit.store(true, Ordering::Relaxed);
@@ -779,9 +905,79 @@ impl EndgameSolver {
             self.next_poll = self.nodes + POLL_INTERVAL;
             if stop.should_stop(self.nodes) {
                 self.stopped = true;
+                if let Some(pool) = &self.pool {
+                    pool.quit();
+                }
+            } else if self.current != split::NONE {
+                // A cutoff or a raised alpha at a split point above: this subtree is no longer
+                // needed as it is searched.
+                let pool = self.pool.as_ref().expect("a split point has a pool");
+                self.stopped |= pool.abandoned(self.current, self.task_alpha);
             }
         }
         self.stopped
+    }
+
+    /// The best value and move of `board` among `moves` (its legal moves, in order) within
+    /// `(alpha, beta)`, fail-soft: the first with the full window, the others with a null
+    /// window and re-searched when they land inside it. In a parallel solve the moves after
+    /// the first are shared with idle threads ([`EndgameSolver::split`]) at nodes of at
+    /// least [`SPLIT_MIN_EMPTIES`] empties. At the `root`, the stop check is also asked
+    /// after each move searched alone. Meaningless if `self.stopped` is set.
+    fn search_moves(
+        &mut self,
+        board: &mut Board,
+        moves: &[Square],
+        (mut alpha, beta): (i32, i32),
+        root: bool,
+        stop: &StopCheck,
+    ) -> (i32, Option<Square>) {
+        let mut best = -65;
+        let mut best_square = None;
+        for (i, &square) in moves.iter().enumerate() {
+            if i > 0 && moves.len() - i >= 2 && self.may_split(board) {
+                return self.split(board, &moves[i..], (alpha, beta), (best, best_square), stop);
+            }
+            let flipped = board.flips(square);
+            board.apply_flips(square, flipped);
+            let value = if i == 0 {
+                -self.node(board, -beta, -alpha, stop)
+            } else {
+                let probe = -self.node(board, -alpha - 1, -alpha, stop);
+                if probe > alpha && probe < beta {
+                    -self.node(board, -beta, -probe, stop)
+                } else {
+                    probe
+                }
+            };
+            board.undo();
+            if self.stopped || (root && stop.should_stop(self.nodes)) {
+                self.stopped = true;
+                break;
+            }
+            if value > best {
+                best = value;
+                best_square = Some(square);
+                if value > alpha {
+                    alpha = value;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        (best, best_square)
+    }
+
+    /// Whether to share the rest of this node's moves: a parallel solve, a node big enough,
+    /// an idle thread to take them and room on this thread's stack of split points.
+    #[inline]
+    fn may_split(&self, board: &Board) -> bool {
+        self.pool.as_ref().is_some_and(|pool| {
+            board.empties() >= SPLIT_MIN_EMPTIES
+                && self.height < split::MAX_SPLITS
+                && pool.has_idle()
+        })
     }
 
     /// Negamax value at an upper node (see the module doc).
@@ -850,65 +1046,11 @@ impl EndgameSolver {
         }
 
         let original_alpha = alpha;
-        let mut best = -65;
-        let mut best_square = None;
-        // The moves in order, then those deferred because another thread is searching them
-        // (see `Busy`): a node has at most 32 moves, each deferred at most once.
-        let mut list = [Square::ALL[0]; 64];
-        let mut n = 0;
-        for square in ordering::solver_order(board, hint, self.bundle.evaluator()).iter() {
-            list[n] = square;
-            n += 1;
-        }
-        let first_round = n;
-        let mut searched = 0;
-        let mut k = 0;
-        while k < n {
-            let square = list[k];
-            k += 1;
-            let flipped = board.flips(square);
-            board.apply_flips(square, flipped);
-            let child = board.hash();
-            // (Borrowed afresh at each use: an `Arc` clone a node would make every thread
-            // write one shared counter.)
-            if let Some(busy) = &self.busy {
-                // The first move is always searched here: its value sets the others' window.
-                if searched > 0 && k <= first_round && busy.is_searched(child) {
-                    board.undo();
-                    list[n] = square;
-                    n += 1;
-                    continue;
-                }
-                busy.enter(child);
-            }
-            let value = if searched == 0 {
-                -self.node(board, -beta, -alpha, stop)
-            } else {
-                let probe = -self.node(board, -alpha - 1, -alpha, stop);
-                if probe > alpha && probe < beta {
-                    -self.node(board, -beta, -probe, stop)
-                } else {
-                    probe
-                }
-            };
-            if let Some(busy) = &self.busy {
-                busy.leave(child);
-            }
-            searched += 1;
-            board.undo();
-            if self.stopped {
-                return 0;
-            }
-            if value > best {
-                best = value;
-                best_square = Some(square);
-                if value > alpha {
-                    alpha = value;
-                    if alpha >= beta {
-                        break;
-                    }
-                }
-            }
+        let order = ordering::solver_order(board, hint, self.bundle.evaluator());
+        let (best, best_square) =
+            self.search_moves(board, order.as_slice(), (alpha, beta), false, stop);
+        if self.stopped {
+            return 0;
         }
         if empties >= TT_MIN_EMPTIES {
             self.store(hash, tag, best, original_alpha, beta, best_square);

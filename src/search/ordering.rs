@@ -210,6 +210,12 @@ impl MoveBuffer {
         }
     }
 
+    /// The moves in order, as a slice.
+    #[inline]
+    pub(crate) fn as_slice(&self) -> &[Square] {
+        &self.squares[..self.len]
+    }
+
     /// The moves in order.
     #[inline]
     pub(crate) fn iter(&self) -> impl Iterator<Item = Square> + '_ {
