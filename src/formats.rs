@@ -1,7 +1,8 @@
-//! Game and position file formats, parsed at the edge into typed values: GGF game records
-//! ([`ggf`]), OBF test positions ([`obf`]), opening lists ([`openings`]) and validation files
+//! Game and position file formats, parsed at the edge into typed values: the opening book
+//! ([`book`]), GGF game records ([`ggf`]), OBF test positions ([`obf`]), opening lists ([`openings`]) and validation files
 //! ([`validation`]).
 
+pub mod book;
 pub mod ggf;
 pub mod obf;
 pub mod openings;

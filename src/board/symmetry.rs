@@ -39,6 +39,17 @@ impl Symmetry {
         Square::from_coords(col, row).expect("symmetry keeps squares on the board")
     }
 
+    /// The symmetry that undoes this one: `s.inverse().apply(s.apply(x)) == x` for every
+    /// square (each symmetry is its own inverse except the two quarter turns, which swap).
+    pub fn inverse(self) -> Symmetry {
+        // Two squares off every axis and diagonal, whose images fix the symmetry.
+        let probes = [Square::ALL[1], Square::ALL[2]];
+        *Symmetry::ALL
+            .iter()
+            .find(|t| probes.iter().all(|&sq| t.apply(self.apply(sq)) == sq))
+            .expect("the eight symmetries form a group")
+    }
+
     /// The image of a bitboard.
     pub fn apply_bits(self, bits: u64) -> u64 {
         super::bits::squares(bits).fold(0, |acc, sq| acc | self.apply(sq).bit())
@@ -64,6 +75,10 @@ mod tests {
             assert_eq!(s.apply_bits(u64::MAX), u64::MAX);
             let corners = 1 | (1 << 7) | (1 << 56) | (1 << 63);
             assert_eq!(s.apply_bits(corners), corners);
+            for square in Square::ALL {
+                assert_eq!(s.inverse().apply(s.apply(square)), square);
+                assert_eq!(s.apply(s.inverse().apply(square)), square);
+            }
         }
     }
 }
