@@ -327,7 +327,7 @@ impl Book {
             .into_iter()
             .filter(|c| worth(c) >= best - randomness.0.max(0))
             .collect();
-        let pick = if near.len() > 1 {
+        let pick = if near.len() > 1 && randomness.0 > 0 {
             rng.below(near.len() as u64) as usize
         } else {
             0

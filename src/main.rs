@@ -76,6 +76,13 @@ const SUBCOMMANDS: &[Subcommand] = &[
         run: tsuru::lab::tools::datagen::run,
     },
     Subcommand {
+        name: "book",
+        usage: tsuru::lab::tools::book::USAGE,
+        help: "build, learn into, show, export or import the opening book",
+        own_help: false,
+        run: tsuru::lab::tools::book::run,
+    },
+    Subcommand {
         name: "probcut",
         usage: tsuru::lab::tools::probcut::USAGE,
         help: "measure the Multi-ProbCut statistics of the evaluation (shallow vs deep values)",

@@ -485,6 +485,20 @@ impl Gtp {
             let reply = finish_move(&mut self.session, Move::Pass, commit, inserted);
             return Ok(Outcome::Reply(format_reply(&id, reply)));
         }
+        if let Some(choice) = self.session.book_move() {
+            log::info!(
+                "genmove {color}: {} from the book ({:+})",
+                choice.square,
+                choice.value
+            );
+            let reply = finish_move(
+                &mut self.session,
+                Move::Play(choice.square),
+                commit,
+                inserted,
+            );
+            return Ok(Outcome::Reply(format_reply(&id, reply)));
+        }
         let limits = self.move_limits(color);
         let (sender, result) = mpsc::channel();
         let started = Instant::now();

@@ -1,0 +1,468 @@
+//! `tsuru book ACTION --book FILE ...`: build, learn into, look at, export and import the
+//! opening book ([`crate::book`], file format in [`crate::formats::book`]).
+//!
+//! - `build`: best-first expansion from the start (or from every line of `--openings`) of
+//!   the lines within `--window` discs of the best, leaves valued at `--depth` (the exact
+//!   solver near the end), until `--positions` new positions; the file is rewritten every
+//!   minute and at the end, and a later run resumes from it. Progress on stderr.
+//! - `learn`: adds games (GGF records, or transcripts one a line) and rewrites the file
+//!   after each, so a crash loses at most the game being added.
+//! - `show`: the moves of a position (the start, or after a transcript) with values, game
+//!   counts and depths. `stats`: counts. `export`: the text form (to `--out` or stdout).
+//!   `import`: a text form made into the book file (replacing it).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Context, Result};
+
+use super::{Arg, ToolArgs};
+use crate::board::{notation, Board, Move};
+use crate::book::build::{add_roots, expand, Candidate, Expansion};
+use crate::book::learn::SearchValuer;
+use crate::book::{Book, Key};
+use crate::formats::book as file;
+use crate::formats::ggf::GgfGame;
+use crate::lab::parallel::map_chunks;
+use crate::score::{Discs, Score};
+use crate::search::{Level, Search};
+
+/// The usage line shown by `--help`.
+pub const USAGE: &str = "book build --book FILE [--openings FILE] [--depth D] [--positions N] [--window W] [--threads T] [--hash MB]\n\
+    \x20      tsuru book learn --book FILE [--depth D] GAMES...\n\
+    \x20      tsuru book show --book FILE [MOVES]\n\
+    \x20      tsuru book stats --book FILE\n\
+    \x20      tsuru book export --book FILE [--out TEXT]\n\
+    \x20      tsuru book import --book FILE TEXT";
+
+/// Depth of the searches that value leaves unless `--depth` says otherwise.
+pub const DEFAULT_DEPTH: u32 = 10;
+
+/// Discs from the best value within which lines are expanded unless `--window` says.
+pub const DEFAULT_WINDOW: i32 = 2;
+
+/// Time between two progress lines.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+/// Time between two writes of the book while building.
+const SAVE_EVERY: Duration = Duration::from_secs(60);
+
+/// What the tool is asked to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Action {
+    Build,
+    Learn,
+    Show,
+    Stats,
+    Export,
+    Import,
+}
+
+/// The command line, parsed and checked.
+#[derive(Clone, Debug)]
+struct Options {
+    action: Action,
+    book: PathBuf,
+    openings: Option<PathBuf>,
+    level: Level,
+    positions: u64,
+    window: Discs,
+    threads: usize,
+    hash_mb: usize,
+    out: Option<PathBuf>,
+    /// Game files (`learn`), the transcript (`show`), the text file (`import`).
+    rest: Vec<String>,
+}
+
+/// Parses the whole command line (the one place that knows the tool's flags).
+fn parse(args: &[String]) -> Result<Options> {
+    let mut args = ToolArgs::new(args, USAGE);
+    let mut action = None;
+    let (mut book, mut openings, mut out) = (None, None, None);
+    let (mut depth, mut positions, mut window) = (DEFAULT_DEPTH as u64, 100, DEFAULT_WINDOW);
+    let (mut threads, mut hash_mb) = (1, 16);
+    let mut rest = Vec::new();
+    while let Some(arg) = args.next_arg() {
+        match arg {
+            Arg::Flag(flag @ "--book") => book = Some(PathBuf::from(args.value(flag)?)),
+            Arg::Flag(flag @ "--openings") => openings = Some(PathBuf::from(args.value(flag)?)),
+            Arg::Flag(flag @ "--out") => out = Some(PathBuf::from(args.value(flag)?)),
+            Arg::Flag(flag @ "--depth") => depth = args.whole_number(flag)?,
+            Arg::Flag(flag @ "--positions") => positions = args.whole_number(flag)?,
+            Arg::Flag(flag @ "--window") => {
+                window = args.whole_number(flag)?.min(128) as i32;
+            }
+            Arg::Flag(flag @ "--threads") => threads = args.whole_number(flag)? as usize,
+            Arg::Flag(flag @ "--hash") => hash_mb = args.whole_number(flag)? as usize,
+            Arg::Positional(word) if action.is_none() => {
+                action = Some(match word {
+                    "build" => Action::Build,
+                    "learn" => Action::Learn,
+                    "show" => Action::Show,
+                    "stats" => Action::Stats,
+                    "export" => Action::Export,
+                    "import" => Action::Import,
+                    _ => bail!(
+                        "unknown book action {word:?} (build, learn, show, stats, export or import)"
+                    ),
+                })
+            }
+            Arg::Positional(word) => rest.push(word.to_string()),
+            other => return Err(args.unexpected(other)),
+        }
+    }
+    let Some(action) = action else {
+        bail!("usage: tsuru {USAGE}");
+    };
+    let Some(book) = book else {
+        bail!("tsuru book {action:?} needs --book FILE (usage: tsuru {USAGE})");
+    };
+    let level = u32::try_from(depth)
+        .ok()
+        .and_then(Level::new)
+        .context("--depth must be from 1 to 60")?;
+    ensure!(
+        (1..=crate::config::MAX_THREADS).contains(&threads),
+        "--threads must be from 1 to {}",
+        crate::config::MAX_THREADS
+    );
+    ensure!(
+        (1..=65536).contains(&hash_mb),
+        "--hash must be from 1 to 65536 MiB"
+    );
+    let allowed = match action {
+        Action::Learn => usize::MAX,
+        Action::Show | Action::Import => 1,
+        _ => 0,
+    };
+    ensure!(
+        rest.len() <= allowed,
+        "unexpected argument '{}' (usage: tsuru {USAGE})",
+        rest[allowed.min(rest.len())]
+    );
+    ensure!(
+        action != Action::Learn || !rest.is_empty(),
+        "tsuru book learn needs game files"
+    );
+    ensure!(
+        action != Action::Import || rest.len() == 1,
+        "tsuru book import needs the text file"
+    );
+    Ok(Options {
+        action,
+        book,
+        openings,
+        level,
+        positions,
+        window: Discs(window),
+        threads,
+        hash_mb,
+        out,
+        rest,
+    })
+}
+
+/// Runs the tool.
+pub fn run(args: &[String]) -> Result<()> {
+    let options = parse(args)?;
+    match options.action {
+        Action::Build => build(&options),
+        Action::Learn => learn(&options),
+        Action::Show => show(&options),
+        Action::Stats => stats(&options),
+        Action::Export => export(&options),
+        Action::Import => import(&options),
+    }
+}
+
+/// The book file, or an empty book when it does not exist yet.
+fn open(path: &Path) -> Result<Book> {
+    if path.exists() {
+        file::load(path)
+    } else {
+        Ok(Book::new())
+    }
+}
+
+/// The positions an opening list leads to (with the moves there), or the start.
+fn roots(openings: Option<&Path>) -> Result<Vec<(Board, Vec<Move>)>> {
+    let Some(path) = openings else {
+        return Ok(vec![(Board::start(), Vec::new())]);
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the openings {}", path.display()))?;
+    let list = crate::formats::openings::parse(&text)
+        .with_context(|| format!("openings {}", path.display()))?;
+    ensure!(!list.is_empty(), "no opening in {}", path.display());
+    list.into_iter()
+        .map(|opening| {
+            let mut board = Board::start();
+            notation::play_moves(&mut board, &opening.moves)?;
+            Ok((board.without_history(), opening.moves))
+        })
+        .collect()
+}
+
+fn build(options: &Options) -> Result<()> {
+    let mut book = open(&options.book)?;
+    let roots = roots(options.openings.as_deref())?;
+    let searches: Vec<Mutex<Search>> = (0..options.threads)
+        .map(|_| Mutex::new(Search::new(options.hash_mb)))
+        .collect();
+    let started = Instant::now();
+    let level = options.level;
+    let lines: Vec<Vec<Move>> = roots.iter().map(|(_, moves)| moves.clone()).collect();
+    let mut added = {
+        let mut search = searches[0].lock().expect("no search panicked");
+        add_roots(
+            &mut book,
+            &lines,
+            &mut SearchValuer::new(&mut search, level),
+        )? as u64
+    };
+    let boards: Vec<Board> = roots.into_iter().map(|(board, _)| board).collect();
+    let (mut saved, mut shown) = (Instant::now(), Instant::now());
+    let mut ended = "the positions asked for were added";
+    while added < options.positions {
+        let batch = book.frontier(&boards, options.window, options.threads);
+        if batch.is_empty() {
+            ended = "no line within the window is left to expand";
+            break;
+        }
+        let expansions: Vec<Expansion> = map_chunks(&batch, options.threads, |index, part| {
+            let mut search = searches[index].lock().expect("no search panicked");
+            let mut valuer = SearchValuer::new(&mut search, level);
+            part.iter()
+                .map(|candidate: &Candidate| expand(&book, candidate, &mut valuer))
+                .collect::<Vec<_>>()
+        })
+        .into_iter()
+        .flatten()
+        .collect();
+        for expansion in expansions {
+            added += book.apply(expansion) as u64;
+        }
+        book.negamax();
+        if saved.elapsed() >= SAVE_EVERY {
+            file::save(&book, &options.book)?;
+            saved = Instant::now();
+        }
+        if shown.elapsed() < PROGRESS_EVERY {
+            continue;
+        }
+        shown = Instant::now();
+        let seconds = started.elapsed().as_secs_f64();
+        eprint!(
+            "\rbook: {added}/{} new positions, {:.2}/s, {} in all, line {} (cost {})   ",
+            options.positions,
+            added as f64 / seconds.max(1e-9),
+            book.len(),
+            notation::transcript(batch[0].line.iter().copied()),
+            batch[0].cost.0
+        );
+    }
+    eprintln!();
+    file::save(&book, &options.book)?;
+    let seconds = started.elapsed().as_secs_f64();
+    crate::outln!(
+        "{} positions ({added} new) at depth {} in {seconds:.1} s: {:.2} new positions/s; {ended}",
+        book.len(),
+        level.depth(),
+        added as f64 / seconds.max(1e-9)
+    )?;
+    Ok(())
+}
+
+/// The games of a file: GGF records when it has any, else one transcript a line (blank
+/// lines and `#` comments skipped), each as (start, moves).
+fn games(path: &str) -> Result<Vec<(Board, Vec<Move>)>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
+    if text.contains("(;") {
+        return super::decided::records(&text)
+            .enumerate()
+            .map(|(index, record)| {
+                let game = GgfGame::parse(record)
+                    .with_context(|| format!("{path}: game {}", index + 1))?;
+                let moves = game.moves().iter().map(|m| m.mv).collect();
+                Ok((game.start().clone(), moves))
+            })
+            .collect();
+    }
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
+        .map(|(number, line)| {
+            let moves = notation::parse_transcript(line.trim())
+                .with_context(|| format!("{path}: line {}", number + 1))?;
+            Ok((Board::start(), moves))
+        })
+        .collect()
+}
+
+fn learn(options: &Options) -> Result<()> {
+    let mut book = open(&options.book)?;
+    let mut search = Search::new(options.hash_mb);
+    let (mut games_learned, mut added) = (0, 0);
+    let started = Instant::now();
+    for path in &options.rest {
+        for (index, (start, moves)) in games(path)?.into_iter().enumerate() {
+            let mut valuer = SearchValuer::new(&mut search, options.level);
+            let learned = book
+                .learn_game(&start, &moves, &mut valuer)
+                .with_context(|| format!("{path}: game {}", index + 1))?;
+            // Written after every game: a crash loses at most the game being added.
+            file::save(&book, &options.book)?;
+            games_learned += 1;
+            added += learned.added;
+            eprint!("\rlearned {games_learned} games, {added} new positions   ");
+        }
+    }
+    eprintln!();
+    crate::outln!(
+        "{games_learned} games learned, {added} new positions, {} in all ({:.1} s)",
+        book.len(),
+        started.elapsed().as_secs_f64()
+    )?;
+    Ok(())
+}
+
+fn show(options: &Options) -> Result<()> {
+    let book = file::load(&options.book)?;
+    let mut board = Board::start();
+    let transcript = options.rest.first().map_or("", String::as_str);
+    notation::play_moves(&mut board, &notation::parse_transcript(transcript)?)?;
+    if board.must_pass() {
+        board.make_pass();
+    }
+    crate::outln!("{}", notation::diagram(&board).trim_end())?;
+    let Some(entry) = book.get(&Key::of(&board).0) else {
+        crate::outln!("not in the book")?;
+        return Ok(());
+    };
+    let games = entry.games;
+    crate::outln!(
+        "value {} for the side to move, games {} (won {}, drawn {}, lost {}), depth {}",
+        entry
+            .value()
+            .map_or("?".to_string(), |v| format!("{:+}", v.0)),
+        games.total(),
+        games.wins,
+        games.draws,
+        games.losses,
+        entry.depth
+    )?;
+    crate::outln!(
+        "{:<5} {:>6} {:>6} {:>5}  line",
+        "move",
+        "value",
+        "games",
+        "depth"
+    )?;
+    for choice in book.moves(&board).unwrap_or_default() {
+        let line = notation::transcript(book.line(&board, choice.square));
+        crate::outln!(
+            "{:<5} {:>6} {:>6} {:>5}  {}{}",
+            choice.square.to_string(),
+            Score::from_discs(choice.value).to_string(),
+            choice.games,
+            choice.depth,
+            line,
+            if choice.in_book {
+                ""
+            } else {
+                "  (best outside the book)"
+            }
+        )?;
+    }
+    Ok(())
+}
+
+fn stats(options: &Options) -> Result<()> {
+    let book = file::load(&options.book)?;
+    let stats = book.stats();
+    let bytes = std::fs::metadata(&options.book).map_or(0, |m| m.len());
+    crate::outln!("file        {} ({bytes} bytes)", options.book.display())?;
+    crate::outln!("positions   {}", stats.positions)?;
+    crate::outln!("book moves  {}", stats.links)?;
+    crate::outln!("leaves      {}", stats.leaves)?;
+    crate::outln!("with games  {}", stats.with_games)?;
+    crate::outln!("max depth   {}", stats.max_depth)?;
+    if let Some(root) = book.get(&Key::of(&Board::start()).0) {
+        crate::outln!(
+            "start       value {:+}, {} games",
+            root.value().map_or(0, |v| v.0),
+            root.games.total()
+        )?;
+    }
+    crate::outln!("positions by moves played:")?;
+    for (discs, count) in stats.by_discs.iter().enumerate() {
+        if *count > 0 {
+            crate::outln!("  {:>2} {count}", discs.saturating_sub(4))?;
+        }
+    }
+    Ok(())
+}
+
+fn export(options: &Options) -> Result<()> {
+    let text = file::to_text(&file::load(&options.book)?);
+    match &options.out {
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+        }
+        None => Ok(crate::out!("{text}")?),
+    }
+}
+
+fn import(options: &Options) -> Result<()> {
+    let path = &options.rest[0];
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
+    let book = file::from_text(&text).with_context(|| format!("importing {path}"))?;
+    file::save(&book, &options.book)?;
+    crate::outln!(
+        "{} positions written to {}",
+        book.len(),
+        options.book.display()
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_command_line_is_checked() {
+        let options = parse(&words(&[
+            "build",
+            "--book",
+            "b",
+            "--depth",
+            "4",
+            "--positions",
+            "7",
+            "--threads",
+            "2",
+        ]))
+        .unwrap();
+        assert_eq!(options.action, Action::Build);
+        assert_eq!(
+            (options.level.depth(), options.positions, options.threads),
+            (4, 7, 2)
+        );
+        for bad in [
+            &["build"][..],
+            &["frobnicate", "--book", "b"],
+            &["build", "--book", "b", "--depth", "0"],
+            &["learn", "--book", "b"],
+            &["stats", "--book", "b", "extra"],
+            &["show", "--book", "b", "--bokk"],
+        ] {
+            assert!(parse(&words(bad)).is_err(), "{bad:?}");
+        }
+    }
+}
