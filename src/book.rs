@@ -304,8 +304,9 @@ impl Book {
         Some(choices)
     }
 
-    /// The move to play in `board`, or `None` when the book does not know the position: one
-    /// of the known moves (links or leaf) within `randomness` discs of the best, drawn with
+    /// The move to play in `board`, or `None` when the position is not a book position (not
+    /// in the book, or with no book move: only a searched leaf): one of the known moves
+    /// (links or leaf) within `randomness` discs of the best, drawn with
     /// `rng` (the best, first in square order, when `randomness` is 0). A draw is worth
     /// `contempt` discs to Black (NBoard's `set contempt`, clamped to -64..=64).
     pub fn choose(
@@ -321,6 +322,12 @@ impl Book {
         };
         let worth = |c: &BookChoice| if c.value.0 == 0 { draw } else { c.value.0 };
         let mut choices = self.moves(board)?;
+        // A position the book only reached (the end of a learned line, the frontier of a
+        // build) has been searched once, at the book's depth: the engine's own search is
+        // the better judge there.
+        if !choices.iter().any(|c| c.in_book) {
+            return None;
+        }
         choices.sort_by_key(|c| (std::cmp::Reverse(worth(c)), c.square.index()));
         let best = worth(choices.first()?);
         let near: Vec<BookChoice> = choices
@@ -577,5 +584,8 @@ mod tests {
             seen.insert(pick(&book, 1, 0, &mut rng));
         }
         assert_eq!(seen.len(), 2, "within 1 disc both moves are played");
+        // Only a leaf: not a book position.
+        book.entry_mut(&start).0.links.clear();
+        assert!(book.choose(&start, Discs(0), 0, &mut rng).is_none());
     }
 }

@@ -4,7 +4,7 @@
 //! - `build`: best-first expansion from the start (or from every line of `--openings`) of
 //!   the lines within `--window` discs of the best, leaves valued at `--depth` (the exact
 //!   solver near the end), until `--positions` new positions; the file is rewritten every
-//!   minute and at the end, and a later run resumes from it. Progress on stderr.
+//!   30 seconds and at the end, and a later run resumes from it. Progress on stderr.
 //! - `learn`: adds games (GGF records, or transcripts one a line) and rewrites the file
 //!   after each, so a crash loses at most the game being added.
 //! - `show`: the moves of a position (the start, or after a transcript) with values, game
@@ -46,7 +46,7 @@ pub const DEFAULT_WINDOW: i32 = 2;
 const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 
 /// Time between two writes of the book while building.
-const SAVE_EVERY: Duration = Duration::from_secs(60);
+const SAVE_EVERY: Duration = Duration::from_secs(30);
 
 /// What the tool is asked to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
