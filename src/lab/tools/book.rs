@@ -29,12 +29,10 @@ use crate::score::{Discs, Score};
 use crate::search::{Level, Search};
 
 /// The usage line shown by `--help`.
-pub const USAGE: &str = "book build --book FILE [--openings FILE] [--depth D] [--positions N] [--window W] [--threads T] [--hash MB]\n\
-    \x20      tsuru book learn --book FILE [--depth D] GAMES...\n\
-    \x20      tsuru book show --book FILE [MOVES]\n\
-    \x20      tsuru book stats --book FILE\n\
-    \x20      tsuru book export --book FILE [--out TEXT]\n\
-    \x20      tsuru book import --book FILE TEXT";
+pub const USAGE: &str = "book build --book FILE [--openings FILE] [--depth D] [--positions N] [--window W] [--threads T] [--hash MB] | book learn --book FILE [--depth D] GAMES... | book show --book FILE [MOVES] | book stats --book FILE | book export --book FILE [--out TEXT] | book import --book FILE TEXT";
+
+/// The actions, as typed.
+const ACTIONS: [&str; 6] = ["build", "learn", "show", "stats", "export", "import"];
 
 /// Depth of the searches that value leaves unless `--depth` says otherwise.
 pub const DEFAULT_DEPTH: u32 = 10;
@@ -48,7 +46,7 @@ const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 /// Time between two writes of the book while building.
 const SAVE_EVERY: Duration = Duration::from_secs(30);
 
-/// What the tool is asked to do.
+/// What the tool is asked to do (in the order of [`ACTIONS`], which names them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Action {
     Build,
@@ -103,9 +101,13 @@ fn parse(args: &[String]) -> Result<Options> {
                     "stats" => Action::Stats,
                     "export" => Action::Export,
                     "import" => Action::Import,
-                    _ => bail!(
-                        "unknown book action {word:?} (build, learn, show, stats, export or import)"
-                    ),
+                    _ => {
+                        let hint = crate::cli::suggest::did_you_mean(word, ACTIONS);
+                        bail!(
+                            "unknown book action '{word}'{hint} (actions: {})",
+                            ACTIONS.join(", ")
+                        )
+                    }
                 })
             }
             Arg::Positional(word) => rest.push(word.to_string()),
@@ -116,7 +118,10 @@ fn parse(args: &[String]) -> Result<Options> {
         bail!("usage: tsuru {USAGE}");
     };
     let Some(book) = book else {
-        bail!("tsuru book {action:?} needs --book FILE (usage: tsuru {USAGE})");
+        bail!(
+            "tsuru book {} needs --book FILE (usage: tsuru {USAGE})",
+            ACTIONS[action as usize]
+        );
     };
     let level = u32::try_from(depth)
         .ok()
