@@ -7,87 +7,73 @@ use tsuru::board::{notation, perft, Board};
 use tsuru::cli::output::is_broken_pipe;
 use tsuru::cli::suggest::did_you_mean;
 use tsuru::config::Config;
-use tsuru::lab::tools::{Arg, ToolArgs};
+use tsuru::lab::tools::{self, Arg, ToolArgs, ToolOption, ToolSpec};
 use tsuru::outln;
 
-/// A tool run as `tsuru NAME ...`.
+/// A tool run as `tsuru NAME ...`: its command line ([`ToolSpec`]: name, usage, help) and
+/// what runs it.
 struct Subcommand {
-    name: &'static str,
-    usage: &'static str,
-    help: &'static str,
-    /// The tool answers `--help` itself (with more than its usage); otherwise the binary
-    /// prints the usage and `help` for it.
-    own_help: bool,
+    spec: &'static ToolSpec,
     run: fn(&[String]) -> Result<()>,
 }
 
-/// The usage line of `tsuru perft`.
-const PERFT_USAGE: &str = "perft DEPTH [--board \"<64 squares> <side>\"] [--reference]";
+/// The command line of `tsuru perft`.
+const PERFT: ToolSpec = ToolSpec {
+    name: "perft",
+    about: "count game-tree leaves per depth (a pass is a ply) and print leaves/s",
+    synopsis: "DEPTH",
+    options: &[
+        ToolOption::new(
+            "--board",
+            "\"<64 squares> <side>\"",
+            "count from this position instead of the start",
+        ),
+        ToolOption::new(
+            "--reference",
+            "",
+            "use the slow square-by-square move generator (a cross-check)",
+        ),
+    ],
+    notes: "",
+};
 
 /// Every subcommand; `--help` lists them from here.
 const SUBCOMMANDS: &[Subcommand] = &[
     Subcommand {
-        name: "perft",
-        usage: PERFT_USAGE,
-        help: "count game-tree leaves per depth (a pass is a ply) and print leaves/s",
-        own_help: false,
+        spec: &PERFT,
         run: perft_command,
     },
     Subcommand {
-        name: "solve",
-        usage: tsuru::lab::tools::solve::USAGE,
-        help: "solve every position of an OBF file exactly and check the answers",
-        own_help: false,
-        run: tsuru::lab::tools::solve::run,
+        spec: &tools::solve::SPEC,
+        run: tools::solve::run,
     },
     Subcommand {
-        name: "bench",
-        usage: tsuru::lab::tools::bench::USAGE,
-        help: "search fixed positions to fixed depths; prints nodes/s and a node signature",
-        own_help: false,
-        run: tsuru::lab::tools::bench::run,
+        spec: &tools::bench::SPEC,
+        run: tools::bench::run,
     },
     Subcommand {
-        name: "match",
-        usage: tsuru::lab::tools::match_cli::USAGE,
-        help: "play two GTP or NBoard engines against each other from an opening list",
-        own_help: true,
-        run: tsuru::lab::tools::match_cli::run,
+        spec: &tools::match_cli::SPEC,
+        run: tools::match_cli::run,
     },
     Subcommand {
-        name: "decided",
-        usage: tsuru::lab::tools::decided::USAGE,
-        help: "solve each game of a GGF file at N empties: discs lost before and after them",
-        own_help: false,
-        run: tsuru::lab::tools::decided::run,
+        spec: &tools::decided::SPEC,
+        run: tools::decided::run,
     },
     Subcommand {
-        name: "train",
-        usage: tsuru::lab::tools::train::USAGE,
-        help: "fit the pattern evaluation to game collections; write weights and report errors",
-        own_help: false,
-        run: tsuru::lab::tools::train::run,
+        spec: &tools::train::SPEC,
+        run: tools::train::run,
     },
     Subcommand {
-        name: "datagen",
-        usage: tsuru::lab::tools::datagen::USAGE,
-        help: "self-play games solved exactly from a set number of empties, appended to a file",
-        own_help: false,
-        run: tsuru::lab::tools::datagen::run,
+        spec: &tools::datagen::SPEC,
+        run: tools::datagen::run,
     },
     Subcommand {
-        name: "book",
-        usage: tsuru::lab::tools::book::USAGE,
-        help: "build, learn into, show, export or import the opening book",
-        own_help: false,
-        run: tsuru::lab::tools::book::run,
+        spec: &tools::book::SPEC,
+        run: tools::book::run,
     },
     Subcommand {
-        name: "probcut",
-        usage: tsuru::lab::tools::probcut::USAGE,
-        help: "measure the Multi-ProbCut statistics of the evaluation (shallow vs deep values)",
-        own_help: false,
-        run: tsuru::lab::tools::probcut::run,
+        spec: &tools::probcut::SPEC,
+        run: tools::probcut::run,
     },
 ];
 
@@ -129,8 +115,8 @@ fn run(args: &[String]) -> Result<()> {
     if let Some(first) = args.first().filter(|first| !first.starts_with('-')) {
         let sub = find_subcommand(first)?;
         let rest = &args[1..];
-        if !sub.own_help && rest.iter().any(|arg| arg == "--help" || arg == "-h") {
-            outln!("usage: tsuru {}\n\n{}", sub.usage, sub.help)?;
+        if rest.iter().any(|arg| arg == "--help" || arg == "-h") {
+            tsuru::out!("{}", sub.spec.help())?;
             return Ok(());
         }
         return (sub.run)(rest);
@@ -149,10 +135,10 @@ fn run(args: &[String]) -> Result<()> {
 
 /// The subcommand called `name`, or an error suggesting the nearest one.
 fn find_subcommand(name: &str) -> Result<&'static Subcommand> {
-    if let Some(sub) = SUBCOMMANDS.iter().find(|sub| sub.name == name) {
+    if let Some(sub) = SUBCOMMANDS.iter().find(|sub| sub.spec.name == name) {
         return Ok(sub);
     }
-    let names: Vec<&str> = SUBCOMMANDS.iter().map(|sub| sub.name).collect();
+    let names: Vec<&str> = SUBCOMMANDS.iter().map(|sub| sub.spec.name).collect();
     let hint = did_you_mean(name, names.iter().copied());
     if hint.is_empty() {
         bail!(
@@ -176,7 +162,9 @@ fn help_text() -> String {
     for sub in SUBCOMMANDS {
         text.push_str(&format!(
             "  {:<8} {}\n           tsuru {}\n",
-            sub.name, sub.help, sub.usage
+            sub.spec.name,
+            sub.spec.about,
+            sub.spec.usage()
         ));
     }
     text.push_str(
@@ -195,8 +183,8 @@ fn perft_command(args: &[String]) -> Result<()> {
     let mut depth = None;
     let mut board = Board::start();
     let mut reference = false;
-    let mut args = ToolArgs::new(args, PERFT_USAGE);
-    while let Some(arg) = args.next_arg() {
+    let mut args = ToolArgs::from_spec(args, &PERFT);
+    while let Some(arg) = args.next_option()? {
         match arg {
             Arg::Flag(flag @ "--board") => board = notation::parse_board(args.value(flag)?)?,
             Arg::Flag("--reference") => reference = true,
@@ -207,7 +195,7 @@ fn perft_command(args: &[String]) -> Result<()> {
         }
     }
     let Some(depth) = depth else {
-        bail!("usage: tsuru {PERFT_USAGE}");
+        bail!("usage: tsuru {}", PERFT.usage());
     };
     let total = Instant::now();
     for d in 1..=depth {

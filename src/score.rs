@@ -99,7 +99,8 @@ impl Score {
         Discs((self.0 + UNITS_PER_DISC - 1).div_euclid(UNITS_PER_DISC))
     }
 
-    /// Clamped into the range of real scores (`-MAX..=MAX`).
+    /// Clamped into the range of real scores (`-MAX..=MAX`): an evaluation past it (a
+    /// midgame value) becomes a possible final score.
     pub fn clamped(self) -> Score {
         Score(self.0.clamp(-Score::MAX.0, Score::MAX.0))
     }
@@ -159,6 +160,8 @@ mod tests {
         );
         assert_eq!(Score(250).discs(), 2.5);
         assert_eq!(Score(9000).clamped(), Score::MAX);
+        assert_eq!(Score(-9000).clamped(), -Score::MAX);
+        assert_eq!(Score(-250).clamped(), Score(-250));
         assert_eq!(-Score(5), Score(-5));
     }
 }

@@ -262,11 +262,6 @@ impl Search {
         self.bundle = bundle;
     }
 
-    /// The evaluation bundle in use.
-    pub fn evaluation(&self) -> &EvalBundle {
-        &self.bundle
-    }
-
     /// The static evaluation of a position (for tools and tests).
     pub fn evaluate(&self, board: &Board) -> Score {
         self.bundle.evaluator().evaluate(board)
@@ -408,7 +403,7 @@ impl Search {
         let mut board = board.clone();
         let empties = board.empties();
         let mut result: Option<SearchResult> = None;
-        let mut last_score = 0;
+        let mut last_score = Score::ZERO;
         for depth in 1..=max_depth {
             if depth > 1 && self.past_soft_deadline(limits) {
                 break;
@@ -484,7 +479,7 @@ impl Search {
     fn help(&mut self, board: &Board, max_depth: u32, index: usize, stop: &StopCheck) {
         let mut board = board.clone();
         let mut roots = alphabeta::root_moves(&board);
-        let mut last_score = 0;
+        let mut last_score = Score::ZERO;
         let first = 1 + (index % 2) as u32;
         for depth in first..=max_depth {
             match self.root_iteration(&mut board, depth, &mut roots, 1, last_score, stop) {
@@ -534,7 +529,7 @@ impl Search {
                 .iter()
                 .map(|root| PvLine {
                     mv: root.mv,
-                    score: Score(root.score),
+                    score: root.score,
                     pv: root.pv.clone(),
                 })
                 .collect(),

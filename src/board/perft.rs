@@ -37,37 +37,3 @@ pub fn perft(board: &mut Board, depth: u32) -> u64 {
     }
     count
 }
-
-/// Leaf counts per legal move of the position ("divide"), a pass shown as `PA`.
-pub fn divide(board: &mut Board, depth: u32) -> Vec<(super::Move, u64)> {
-    let mut out = Vec::new();
-    if depth == 0 || board.is_game_over() {
-        return out;
-    }
-    let moves = board.legal_moves();
-    if moves == 0 {
-        board.make_pass();
-        out.push((super::Move::Pass, perft(board, depth - 1)));
-        board.undo();
-        return out;
-    }
-    for square in bits::squares(moves) {
-        board.make_move(square);
-        out.push((super::Move::Play(square), perft(board, depth - 1)));
-        board.undo();
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn divide_sums_to_perft() {
-        let mut board = Board::start();
-        let parts = divide(&mut board, 5);
-        assert_eq!(parts.len(), 4);
-        assert_eq!(parts.iter().map(|p| p.1).sum::<u64>(), perft(&mut board, 5));
-    }
-}

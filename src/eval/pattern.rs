@@ -17,38 +17,20 @@
 //! each configuration and its mirror image as the same pattern: [`Layout::canonical`] maps
 //! both to one index, training ties them, and the weights file stores only canonical entries.
 //!
-//! # Weights file (little-endian)
-//!
-//! ```text
-//! magic        8 bytes  "TSURUEVW"
-//! version      u16      1
-//! pattern set  u32      FNV-1a of the shapes' names and squares (a file for another set
-//!                       is refused)
-//! stages       u16      number of stages; the 60 plies are cut into that many equal parts
-//!                       (15 stages: stage s covers empties 60-4s down to 57-4s)
-//! units/disc   u16      weights are in 1/units of a disc (Score units)
-//! entries      u32      canonical entries per stage
-//! payload               per stage: bias i16, then the canonical entries shape by shape in
-//!                       index order, as i16, where -32768 followed by a u16 n stands for n
-//!                       zeros
-//! checksum     u32      FNV-1a of every byte before it
-//! ```
+//! The weights file stores only the canonical entries of each stage, in order; its byte
+//! layout is [`crate::formats::weights`].
 
 use std::sync::{Arc, OnceLock};
 
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{ensure, Context, Result};
 
 use super::Evaluation;
 use crate::board::patterns::{pattern_tables, pow3, Shape, COPIES, SHAPES};
 use crate::board::{bits, Board, Color, Symmetry};
-use crate::score::{Score, UNITS_PER_DISC};
+use crate::formats::weights::{self as file, StageRecord, WeightsRecord};
+use crate::score::Score;
 
-/// The magic bytes at the start of a weights file.
-pub const MAGIC: &[u8; 8] = b"TSURUEVW";
-/// The weights file format version written and read.
-pub const FORMAT_VERSION: u16 = 1;
-/// The zero-run marker in the payload.
-const ZERO_RUN: i16 = i16::MIN;
+pub use crate::formats::weights::fnv1a;
 /// Entries per side of the mobility table: mobility counts 0 to 35 (more share the last).
 pub const MOBILITY_SIDE: usize = 36;
 /// Look-ups per evaluation: one per pattern copy, then the mobility table.
@@ -65,8 +47,6 @@ pub fn stage_of(empties: u32, stages: usize) -> usize {
 /// Where each shape's table starts, how copies map to tables, and the tie and colour-swap
 /// maps; derived from [`SHAPES`] once.
 pub struct Layout {
-    /// Start of each shape's table in a stage's flat table.
-    pub offsets: Vec<usize>,
     /// Length of a stage's flat table (all shapes).
     pub total: usize,
     /// Per copy: the start of its shape's table.
@@ -81,13 +61,6 @@ pub struct Layout {
     pub mobility_offset: usize,
     /// FNV-1a of the shapes and the mobility table's size.
     pub pattern_set_id: u32,
-}
-
-/// FNV-1a, 32 bits.
-pub fn fnv1a(bytes: &[u8]) -> u32 {
-    bytes.iter().fold(0x811c_9dc5u32, |hash, &byte| {
-        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
-    })
 }
 
 /// Position permutations of `shape` under the symmetries that map its squares onto
@@ -170,7 +143,6 @@ pub fn layout() -> &'static Layout {
         }
         description.push_str(&format!("mobility:{MOBILITY_SIDE};"));
         Layout {
-            offsets,
             total,
             copy_offsets,
             canonical,
@@ -257,43 +229,26 @@ impl Weights {
         self.bias.len()
     }
 
-    /// The file form (see the module doc).
+    /// The file form ([`crate::formats::weights`]): each stage's canonical entries.
     pub fn to_bytes(&self) -> Vec<u8> {
         let layout = layout();
-        let mut out = Vec::new();
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        out.extend_from_slice(&layout.pattern_set_id.to_le_bytes());
-        out.extend_from_slice(&(self.stages() as u16).to_le_bytes());
-        out.extend_from_slice(&(UNITS_PER_DISC as u16).to_le_bytes());
-        out.extend_from_slice(&(layout.canonical_entries.len() as u32).to_le_bytes());
-        for (bias, table) in self.bias.iter().zip(&self.tables) {
-            out.extend_from_slice(&bias.to_le_bytes());
-            let mut zeros = 0u16;
-            let flush = |out: &mut Vec<u8>, zeros: &mut u16| {
-                if *zeros > 0 {
-                    out.extend_from_slice(&ZERO_RUN.to_le_bytes());
-                    out.extend_from_slice(&zeros.to_le_bytes());
-                    *zeros = 0;
-                }
-            };
-            for &entry in &layout.canonical_entries {
-                let value = table[entry as usize].max(-i16::MAX);
-                if value == 0 {
-                    zeros += 1;
-                    if zeros == u16::MAX {
-                        flush(&mut out, &mut zeros);
-                    }
-                } else {
-                    flush(&mut out, &mut zeros);
-                    out.extend_from_slice(&value.to_le_bytes());
-                }
-            }
-            flush(&mut out, &mut zeros);
-        }
-        let checksum = fnv1a(&out);
-        out.extend_from_slice(&checksum.to_le_bytes());
-        out
+        let stages = self
+            .bias
+            .iter()
+            .zip(&self.tables)
+            .map(|(&bias, table)| StageRecord {
+                bias,
+                entries: layout
+                    .canonical_entries
+                    .iter()
+                    .map(|&entry| table[entry as usize])
+                    .collect(),
+            })
+            .collect();
+        file::to_bytes(&WeightsRecord {
+            pattern_set: layout.pattern_set_id,
+            stages,
+        })
     }
 
     /// The checksum stored in the last four bytes of a weights file, which identifies the
@@ -301,104 +256,27 @@ impl Weights {
     /// not a file that [`Weights::from_bytes`] accepts.
     pub fn file_id(bytes: &[u8]) -> Option<u32> {
         Weights::from_bytes(bytes).ok()?;
-        let tail = &bytes[bytes.len() - 4..];
-        Some(u32::from_le_bytes(tail.try_into().expect("4 bytes")))
+        file::stored_checksum(bytes)
     }
 
-    /// Reads the file form; every inconsistency is an error naming it.
+    /// Reads the file form for this build's pattern set; every inconsistency is an error
+    /// naming it. Tied entries get their canonical entry's value.
     pub fn from_bytes(bytes: &[u8]) -> Result<Weights> {
         let layout = layout();
-        ensure!(
-            bytes.len() >= 26,
-            "weights file too short ({} bytes)",
-            bytes.len()
-        );
-        ensure!(&bytes[..8] == MAGIC, "not a tsuru weights file (bad magic)");
-        let (body, tail) = bytes.split_at(bytes.len() - 4);
-        let checksum = u32::from_le_bytes(tail.try_into().expect("4 bytes"));
-        ensure!(
-            fnv1a(body) == checksum,
-            "weights file checksum mismatch (the file is damaged)"
-        );
-        let mut reader = Reader { bytes: body, at: 8 };
-        let version = reader.u16()?;
-        ensure!(
-            version == FORMAT_VERSION,
-            "weights format version {version} is not {FORMAT_VERSION}"
-        );
-        let set = reader.u32()?;
-        ensure!(
-            set == layout.pattern_set_id,
-            "the weights are for another pattern set ({set:08x}, this build uses {:08x})",
-            layout.pattern_set_id
-        );
-        let stages = reader.u16()? as usize;
-        ensure!((1..=60).contains(&stages), "bad stage count {stages}");
-        let units = reader.u16()?;
-        ensure!(
-            units as i32 == UNITS_PER_DISC,
-            "weights in 1/{units} disc, expected 1/{UNITS_PER_DISC}"
-        );
-        let entries = reader.u32()? as usize;
-        ensure!(
-            entries == layout.canonical_entries.len(),
-            "{entries} entries per stage, expected {}",
-            layout.canonical_entries.len()
-        );
-        let mut weights = Weights::zero(stages);
-        for stage in 0..stages {
-            weights.bias[stage] = reader.i16()?;
+        let record =
+            file::from_bytes(bytes, layout.pattern_set_id, layout.canonical_entries.len())?;
+        let mut weights = Weights::zero(record.stages.len());
+        for (stage, stored) in record.stages.iter().enumerate() {
+            weights.bias[stage] = stored.bias;
             let table = &mut weights.tables[stage];
-            let mut next = 0;
-            while next < entries {
-                let value = reader.i16()?;
-                if value == ZERO_RUN {
-                    let run = reader.u16()? as usize;
-                    ensure!(
-                        run > 0 && next + run <= entries,
-                        "bad zero run in stage {stage}"
-                    );
-                    next += run;
-                } else {
-                    table[layout.canonical_entries[next] as usize] = value;
-                    next += 1;
-                }
+            for (&entry, &value) in layout.canonical_entries.iter().zip(&stored.entries) {
+                table[entry as usize] = value;
             }
             for entry in 0..layout.total {
                 table[entry] = table[layout.canonical[entry] as usize];
             }
         }
-        ensure!(
-            reader.at == body.len(),
-            "{} stray bytes at the end",
-            body.len() - reader.at
-        );
         Ok(weights)
-    }
-}
-
-/// A little-endian reader over a byte slice.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Reader<'_> {
-    fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let Some(slice) = self.bytes.get(self.at..self.at + N) else {
-            bail!("weights file ends early (at byte {})", self.at);
-        };
-        self.at += N;
-        Ok(slice.try_into().expect("N bytes"))
-    }
-    fn u16(&mut self) -> Result<u16> {
-        Ok(u16::from_le_bytes(self.take()?))
-    }
-    fn i16(&mut self) -> Result<i16> {
-        Ok(i16::from_le_bytes(self.take()?))
-    }
-    fn u32(&mut self) -> Result<u32> {
-        Ok(u32::from_le_bytes(self.take()?))
     }
 }
 

@@ -11,14 +11,15 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::board::{notation, Board};
+use crate::score::Discs;
 
 /// One line of a validation file (without the line break).
-pub fn line(board: &Board, score: i32) -> String {
+pub fn line(board: &Board, score: Discs) -> String {
     format!("{} {:+}", notation::board_to_string(board), score)
 }
 
 /// Reads a validation file; an error names the file and line.
-pub fn read(path: &Path) -> Result<Vec<(Board, i32)>> {
+pub fn read(path: &Path) -> Result<Vec<(Board, Discs)>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let mut positions = Vec::new();
@@ -27,9 +28,9 @@ pub fn read(path: &Path) -> Result<Vec<(Board, i32)>> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let parsed = (|| -> Result<(Board, i32)> {
+        let parsed = (|| -> Result<(Board, Discs)> {
             let (board, score) = line.rsplit_once(' ').context("no score")?;
-            Ok((notation::parse_board(board)?, score.parse()?))
+            Ok((notation::parse_board(board)?, Discs(score.parse()?)))
         })()
         .with_context(|| format!("{}:{}", path.display(), number + 1))?;
         positions.push(parsed);
@@ -47,12 +48,16 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("v.txt");
         let board = Board::start();
-        let text = format!("# a comment\n\n{}\n{}\n", line(&board, 4), line(&board, -2));
+        let text = format!(
+            "# a comment\n\n{}\n{}\n",
+            line(&board, Discs(4)),
+            line(&board, Discs(-2))
+        );
         std::fs::write(&path, text).unwrap();
         let read_back = read(&path).unwrap();
         assert_eq!(read_back.len(), 2);
-        assert_eq!(read_back[0].1, 4);
-        assert_eq!(read_back[1].1, -2);
+        assert_eq!(read_back[0].1, Discs(4));
+        assert_eq!(read_back[1].1, Discs(-2));
         assert_eq!(
             notation::board_to_string(&read_back[0].0),
             notation::board_to_string(&board)

@@ -32,6 +32,7 @@ use anyhow::{bail, Context, Result};
 use crate::board::{Color, Move};
 use crate::formats::openings::Opening;
 use crate::protocol::Protocol;
+use crate::score::Discs;
 use crate::search::Level;
 pub use engine::EngineLog;
 use engine::EngineProcess;
@@ -224,8 +225,8 @@ pub struct MatchConfig {
 }
 
 /// Points for a final disc difference: 1 for a win, 0.5 for a draw, 0 for a loss.
-pub fn points_of(disc_diff: i32) -> f64 {
-    match disc_diff.signum() {
+pub fn points_of(disc_diff: Discs) -> f64 {
+    match disc_diff.0.signum() {
         1 => 1.0,
         0 => 0.5,
         _ => 0.0,
@@ -252,7 +253,7 @@ impl GameReport {
     }
 
     /// The final disc difference from engine `engine`'s side (a forfeit counts 64).
-    pub fn disc_diff(&self, engine: usize) -> i32 {
+    pub fn disc_diff(&self, engine: usize) -> Discs {
         if engine == self.black {
             self.outcome.black_diff
         } else {

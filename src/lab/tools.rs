@@ -4,9 +4,11 @@
 //! (self-play games for training), `probcut` (measuring the selective search's
 //! statistics) and `decided` (where a match's games were decided).
 //!
-//! The tools print through [`crate::out!`] and [`crate::outln!`], so that a closed stdout
-//! ends them quietly (see [`crate::cli::output`]); `--help` is answered by the binary before
-//! a tool runs.
+//! Each tool describes its command line once, as a [`ToolSpec`] (its `SPEC`): a table of
+//! options from which its usage line, its `--help` text and the flags its parser accepts
+//! (with a did-you-mean for any other) all come. The tools print through [`crate::out!`] and
+//! [`crate::outln!`], so that a closed stdout ends them quietly (see [`crate::cli::output`]);
+//! `--help` is answered by the binary, from the spec, before a tool runs.
 
 pub mod bench;
 pub mod book;
@@ -17,7 +19,130 @@ pub mod probcut;
 pub mod solve;
 pub mod train;
 
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
 use crate::cli::suggest::did_you_mean;
+
+/// One option of a tool's table: a row of its `--help`, a bracketed word group of its usage
+/// line, and a flag its parser accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ToolOption {
+    /// The flag, `--name`.
+    pub flag: &'static str,
+    /// The name of its value (`N`, `FILE`), or `""` for a switch that takes none.
+    pub value: &'static str,
+    /// What it does and its default; `\n` starts another line of help.
+    pub help: &'static str,
+    /// Whether it may be given more than once (`[--flag VALUE]...` in the usage).
+    pub repeats: bool,
+}
+
+impl ToolOption {
+    /// An option given at most once.
+    pub const fn new(flag: &'static str, value: &'static str, help: &'static str) -> ToolOption {
+        ToolOption {
+            flag,
+            value,
+            help,
+            repeats: false,
+        }
+    }
+
+    /// An option that may be given more than once.
+    pub const fn repeated(
+        flag: &'static str,
+        value: &'static str,
+        help: &'static str,
+    ) -> ToolOption {
+        ToolOption {
+            repeats: true,
+            ..ToolOption::new(flag, value, help)
+        }
+    }
+
+    /// The flag with its value name, as the usage and the help show it.
+    fn form(&self) -> String {
+        if self.value.is_empty() {
+            self.flag.to_string()
+        } else {
+            format!("{} {}", self.flag, self.value)
+        }
+    }
+}
+
+/// A tool's command line described once: [`ToolSpec::usage`], [`ToolSpec::help`] and the
+/// flags [`ToolArgs::from_spec`] accepts all come from it, so they cannot disagree.
+#[derive(Clone, Copy, Debug)]
+pub struct ToolSpec {
+    /// The tool's name, `tsuru NAME`.
+    pub name: &'static str,
+    /// What the tool does, one line (`tsuru --help` lists it).
+    pub about: &'static str,
+    /// The words the usage line starts with, as written: positional arguments and the flags
+    /// that must be given (`FILE.obf`, `--out FILE --games N`); may be empty. Options of the
+    /// table that it names are not repeated in brackets after it.
+    pub synopsis: &'static str,
+    /// Every flag the tool takes.
+    pub options: &'static [ToolOption],
+    /// What the table cannot say (options that exclude or need each other), printed after
+    /// the options by `--help`; may be empty.
+    pub notes: &'static str,
+}
+
+/// The column at which an option's help starts in `--help`.
+const HELP_COLUMN: usize = 27;
+
+impl ToolSpec {
+    /// The usage line (without `tsuru `): the name, the synopsis, then each other option in
+    /// brackets, in table order.
+    pub fn usage(&self) -> String {
+        let mut usage = self.name.to_string();
+        if !self.synopsis.is_empty() {
+            usage.push(' ');
+            usage.push_str(self.synopsis);
+        }
+        let named = usage_flags(self.synopsis);
+        for option in self.options.iter().filter(|o| !named.contains(&o.flag)) {
+            let _ = write!(usage, " [{}]", option.form());
+            if option.repeats {
+                usage.push_str("...");
+            }
+        }
+        usage
+    }
+
+    /// The text of `tsuru NAME --help`: the usage, what the tool does, a line or more per
+    /// option, and the notes.
+    pub fn help(&self) -> String {
+        let mut text = format!(
+            "usage: tsuru {}\n\n{}\n\nOptions of tsuru {}:\n",
+            self.usage(),
+            self.about,
+            self.name
+        );
+        for option in self.options {
+            let mut form = format!("  {}", option.form());
+            if form.len() + 1 > HELP_COLUMN {
+                let _ = writeln!(text, "{form}");
+                form.clear();
+            }
+            for (number, line) in option.help.lines().enumerate() {
+                let lead = if number == 0 { form.as_str() } else { "" };
+                let _ = writeln!(text, "{lead:<HELP_COLUMN$}{line}");
+            }
+        }
+        if !self.notes.is_empty() {
+            let _ = write!(text, "\n{}\n", self.notes.trim_end());
+        }
+        text
+    }
+
+    /// The option whose flag is `flag`, if the table has it.
+    pub fn option(&self, flag: &str) -> Option<&'static ToolOption> {
+        self.options.iter().find(|option| option.flag == flag)
+    }
+}
 
 /// One word of a tool's command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,14 +163,17 @@ impl<'a> Arg<'a> {
 }
 
 /// A tool's command line, read one word at a time: the one shape of every tool's parser
-/// (and `perft`'s). A tool loops over [`ToolArgs::next_arg`], matches each [`Arg`] by name,
-/// takes a flag's value with [`ToolArgs::value`] (or [`ToolArgs::whole_number`]) and
-/// refuses anything else with [`ToolArgs::unexpected`], so that a missing value and an
-/// unknown flag read the same in every tool.
+/// (and `perft`'s). A tool made [`ToolArgs::from_spec`] loops over [`ToolArgs::next_option`],
+/// which refuses a flag its table lacks; one made [`ToolArgs::new`] from a bare usage line
+/// loops over [`ToolArgs::next_arg`]. Either matches each [`Arg`] by name, takes a flag's
+/// value with [`ToolArgs::value`] (or [`ToolArgs::whole_number`]) and refuses anything else
+/// with [`ToolArgs::unexpected`], so that a missing value and an unknown flag read the same
+/// in every tool.
 pub struct ToolArgs<'a> {
     args: &'a [String],
     next: usize,
-    usage: &'a str,
+    usage: Cow<'a, str>,
+    spec: Option<&'a ToolSpec>,
 }
 
 impl<'a> ToolArgs<'a> {
@@ -55,8 +183,36 @@ impl<'a> ToolArgs<'a> {
         ToolArgs {
             args,
             next: 0,
-            usage,
+            usage: Cow::Borrowed(usage),
+            spec: None,
         }
+    }
+
+    /// The arguments after the tool's name, read against the tool's table (the preferred
+    /// way: the flags accepted and the suggestions come from the same table as the help).
+    pub fn from_spec(args: &'a [String], spec: &'a ToolSpec) -> ToolArgs<'a> {
+        ToolArgs {
+            args,
+            next: 0,
+            usage: Cow::Owned(spec.usage()),
+            spec: Some(spec),
+        }
+    }
+
+    /// The next word like [`ToolArgs::next_arg`], but a flag that the table (or, without one,
+    /// the usage line) does not have is an error suggesting the nearest one.
+    pub fn next_option(&mut self) -> anyhow::Result<Option<Arg<'a>>> {
+        let arg = self.next_arg();
+        if let Some(Arg::Flag(flag)) = arg {
+            let known = match self.spec {
+                Some(spec) => spec.option(flag).is_some(),
+                None => usage_flags(&self.usage).contains(&flag),
+            };
+            if !known {
+                return Err(self.unexpected(Arg::Flag(flag)));
+            }
+        }
+        Ok(arg)
     }
 
     /// The next word, `None` after the last.
@@ -73,7 +229,7 @@ impl<'a> ToolArgs<'a> {
     /// The value of `flag`: the next word, whatever it is; an error naming the flag and the
     /// usage when there is none.
     pub fn value(&mut self, flag: &str) -> anyhow::Result<&'a str> {
-        let usage = self.usage;
+        let usage = &self.usage;
         let word = self
             .args
             .get(self.next)
@@ -82,14 +238,14 @@ impl<'a> ToolArgs<'a> {
         Ok(word)
     }
 
-    /// The value of `flag` as a whole number ([`whole_number`]).
+    /// The value of `flag` as a whole number (digits only); an error names the flag.
     pub fn whole_number(&mut self, flag: &str) -> anyhow::Result<u64> {
         whole_number(flag, self.value(flag)?)
     }
 
     /// The error for a word the tool does not take ([`unexpected_argument`]).
     pub fn unexpected(&self, arg: Arg) -> anyhow::Error {
-        anyhow::anyhow!(unexpected_argument(arg.text(), self.usage))
+        anyhow::anyhow!(unexpected_argument(arg.text(), &self.usage))
     }
 }
 
@@ -133,10 +289,92 @@ mod tests {
             usage_flags("x [--a FILE]... [--b-c zero|one] | x --a F [--d=N]"),
             ["--a", "--b-c", "--d"]
         );
-        let flags = usage_flags(train::USAGE);
+        let usage = train::SPEC.usage();
+        let flags = usage_flags(&usage);
         for flag in ["--wthor", "--selfplay", "--shrink-to", "--make-validation"] {
             assert!(flags.contains(&flag), "{flag} in {flags:?}");
         }
+    }
+
+    const SPEC: ToolSpec = ToolSpec {
+        name: "demo",
+        about: "does a demo",
+        synopsis: "FILE --out DIR",
+        options: &[
+            ToolOption::new("--out", "DIR", "where to write"),
+            ToolOption::new("--fast", "", "go fast"),
+            ToolOption::repeated("--extra", "FILE", "another file\nas often as wanted"),
+            ToolOption::new("--a-very-long-flag-name", "VALUE", "long"),
+        ],
+        notes: "--fast is not for real work.",
+    };
+
+    #[test]
+    fn the_usage_and_the_help_come_from_the_table() {
+        assert_eq!(
+            SPEC.usage(),
+            "demo FILE --out DIR [--fast] [--extra FILE]... [--a-very-long-flag-name VALUE]"
+        );
+        assert_eq!(
+            SPEC.help(),
+            "usage: tsuru demo FILE --out DIR [--fast] [--extra FILE]... \
+             [--a-very-long-flag-name VALUE]\n\n\
+             does a demo\n\n\
+             Options of tsuru demo:\n\
+            \x20 --out DIR                where to write\n\
+            \x20 --fast                   go fast\n\
+            \x20 --extra FILE             another file\n\
+            \x20                          as often as wanted\n\
+            \x20 --a-very-long-flag-name VALUE\n\
+            \x20                          long\n\
+             \n--fast is not for real work.\n"
+        );
+        // The tools' tables give the usage lines they had when they were written by hand.
+        assert_eq!(
+            bench::SPEC.usage(),
+            "bench [--hash MB] [--depth-offset N] [--threads N]"
+        );
+        assert_eq!(
+            solve::SPEC.usage(),
+            "solve FILE.obf [--wld] [--hash MB] [--threads N] [--first N] [--last N]"
+        );
+        assert_eq!(
+            decided::SPEC.usage(),
+            "decided FILE.ggf [--empties N] [--hash MB]"
+        );
+        assert_eq!(
+            datagen::SPEC.usage(),
+            "datagen --out FILE --games N [--seed S] [--depth D] [--solve-empties E] \
+             [--random MIN-MAX] [--first-index K] [--hash MB] [--eval-file WEIGHTS]"
+        );
+    }
+
+    #[test]
+    fn a_table_parser_refuses_flags_the_table_lacks() {
+        let words: Vec<String> = ["x", "--fast", "--out", "d", "--fats"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut parsed = ToolArgs::from_spec(&words, &SPEC);
+        assert_eq!(parsed.next_option().unwrap(), Some(Arg::Positional("x")));
+        assert_eq!(parsed.next_option().unwrap(), Some(Arg::Flag("--fast")));
+        assert_eq!(parsed.next_option().unwrap(), Some(Arg::Flag("--out")));
+        assert_eq!(parsed.value("--out").unwrap(), "d");
+        let err = parsed.next_option().unwrap_err().to_string();
+        assert!(
+            err.starts_with(
+                "unexpected argument '--fats'; did you mean '--fast'? (usage: tsuru demo FILE"
+            ),
+            "{err}"
+        );
+        assert_eq!(parsed.next_option().unwrap(), None);
+        // Without a table, the flags of the usage line are the known ones.
+        let words = vec!["--hsh".to_string()];
+        let err = ToolArgs::new(&words, "bench [--hash MB]")
+            .next_option()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("did you mean '--hash'?"), "{err}");
     }
 
     #[test]

@@ -29,8 +29,11 @@ use std::sync::atomic::AtomicBool;
 
 use crate::board::{Board, Color};
 use crate::eval::pattern::{features, stage_of, FEATURES};
+pub use crate::formats::positions::{LabelKind, Labelled};
+use crate::lab::parallel::map_chunks;
 use crate::score::Discs;
 use crate::search::endgame::EndgameSolver;
+use crate::search::{Search, SearchLimits};
 use games::Game;
 
 /// One labelled position.
@@ -42,67 +45,9 @@ pub struct Sample {
     pub label: f32,
 }
 
-/// A position with its label: the discs, the side to move, and the label in discs for the
-/// side to move. This is what a positions file ([`positions`]) stores, so the expensive part
-/// of building a training set (the exact solves) is done once.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Labelled {
-    /// Black's discs.
-    pub black: u64,
-    /// White's discs.
-    pub white: u64,
-    /// The side to move.
-    pub side: Color,
-    /// The label in discs, side to move's view.
-    pub label: i8,
-    /// Where the label comes from.
-    pub kind: LabelKind,
-    /// Whether this is the first labelled position of its game (positions are stored in
-    /// game order, so this marks where one game's positions end and the next one's begin).
-    pub game_start: bool,
-}
-
-/// Where a label comes from (see the module doc), best first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LabelKind {
-    /// The exact value: solved, or the start position's known draw.
-    Exact,
-    /// The exact value of a later position of the game, recorded with the game (WTHOR's
-    /// perfect-play score at 24 empties, a self-play game's solve point).
-    Theoretical,
-    /// The game's final result.
-    Result,
-}
-
+/// The training logic of a labelled position (the record itself, and its file, are
+/// [`crate::formats::positions`]).
 impl Labelled {
-    /// The position as a board (no history); `None` if the discs overlap.
-    pub fn board(&self) -> Option<Board> {
-        Board::from_discs(self.black, self.white, self.side).ok()
-    }
-
-    /// Empty squares of the position.
-    pub fn empties(&self) -> u32 {
-        64 - (self.black | self.white).count_ones()
-    }
-
-    /// The label from Black's side.
-    pub fn black_label(&self) -> i8 {
-        if self.side == Color::Black {
-            self.label
-        } else {
-            -self.label
-        }
-    }
-
-    /// Sets the label from Black's side.
-    pub fn set_black_label(&mut self, black: i8) {
-        self.label = if self.side == Color::Black {
-            black
-        } else {
-            -black
-        };
-    }
-
     /// The training sample of the position.
     pub fn sample(&self) -> Option<Sample> {
         let board = self.board()?;
@@ -196,6 +141,72 @@ pub fn relabel_results_by_solved(positions: &mut [Labelled]) {
             }
         }
         start = end;
+    }
+}
+
+/// Search values of `positions` (bootstrapped labels): for each position whose label is not
+/// exact, the value of a `depth`-ply midgame search with the shipped evaluation and its
+/// selective search, in whole discs for the side to move; an exact label is returned as it is.
+///
+/// Each game's positions are searched in order with the table cleared at the game's first
+/// position (a 1 MiB table: the positions of one game share entries), so the values depend
+/// only on the positions and the depth, not on how the work is cut into `threads` chunks.
+/// `progress(done)` is called from the first chunk now and then with its own count.
+pub fn search_values(
+    positions: &[Labelled],
+    depth: u32,
+    threads: usize,
+    progress: impl Fn(usize) + Sync,
+) -> Vec<i8> {
+    // Chunks start at game boundaries so that every chunk's first position clears the table
+    // as the game start would; map_chunks cuts by count, so cut by games here.
+    let starts: Vec<usize> = (0..positions.len())
+        .filter(|&i| positions[i].game_start || i == 0)
+        .collect();
+    let games: Vec<(usize, usize)> = starts
+        .iter()
+        .enumerate()
+        .map(|(k, &start)| (start, starts.get(k + 1).copied().unwrap_or(positions.len())))
+        .collect();
+    let limits = SearchLimits {
+        depth: Some(depth),
+        exact_empties: 0,
+        wld_empties: 0,
+        ..SearchLimits::default()
+    };
+    map_chunks(&games, threads, |chunk, games| {
+        let mut search = Search::new(2);
+        let stop = AtomicBool::new(false);
+        let mut out = Vec::new();
+        for &(start, end) in games {
+            search.clear();
+            for position in &positions[start..end] {
+                let value = match position.board() {
+                    Some(board) if position.kind != LabelKind::Exact => {
+                        let result = search.iterate(&board, &limits, &stop, &mut |_| {});
+                        result.score.discs().round().clamp(-64.0, 64.0) as i8
+                    }
+                    _ => position.label,
+                };
+                out.push(value);
+            }
+            if chunk == 0 {
+                progress(out.len());
+            }
+        }
+        out
+    })
+    .concat()
+}
+
+/// Blends search values into the labels: every label that is not exact becomes
+/// `weight * search + (1 - weight) * label`, rounded to whole discs.
+pub fn blend_search_labels(positions: &mut [Labelled], values: &[i8], weight: f32) {
+    for (position, &value) in positions.iter_mut().zip(values) {
+        if position.kind != LabelKind::Exact {
+            let blended = weight * f32::from(value) + (1.0 - weight) * f32::from(position.label);
+            position.label = blended.round().clamp(-64.0, 64.0) as i8;
+        }
     }
 }
 
@@ -351,5 +362,87 @@ mod tests {
             let own = stage_of(empties, 15);
             assert!(trains_stage(empties, own, 15, 3));
         }
+    }
+
+    /// The positions of the lowest-square game from the start, as labelled by `label_game`.
+    fn lowest_square_game() -> Vec<Labelled> {
+        let mut board = Board::start();
+        let mut moves = Vec::new();
+        while !board.is_game_over() {
+            let mv = if board.must_pass() {
+                Move::Pass
+            } else {
+                Move::Play(Square::from_lowest_bit(board.legal_moves()))
+            };
+            board.play(mv).unwrap();
+            moves.push(mv);
+        }
+        let game = Game {
+            moves,
+            black_diff: 64,
+            theoretical: None,
+            first_sample: 0,
+        };
+        let mut out = Vec::new();
+        label_game(&game, 0, None, &mut out);
+        out
+    }
+
+    #[test]
+    fn search_values_are_exact_where_the_depth_reaches_the_end() {
+        // At 6 plies, positions with 6 or fewer empties are searched to the end: their value
+        // is the exact one. Exact labels (the start position) come back unchanged.
+        let positions = lowest_square_game();
+        let values = search_values(&positions, 6, 1, |_| {});
+        assert_eq!(values.len(), positions.len());
+        assert_eq!(positions[0].kind, LabelKind::Exact);
+        assert_eq!(values[0], positions[0].label);
+        let stop = AtomicBool::new(false);
+        let mut checked = 0;
+        for (position, &value) in positions.iter().zip(&values) {
+            if position.empties() <= 6 {
+                let mut board = position.board().unwrap();
+                let exact = EndgameSolver::new(1)
+                    .search(&mut board, Discs(-64), Discs(64), &stop)
+                    .unwrap();
+                assert_eq!(
+                    i32::from(value),
+                    exact.0,
+                    "at {} empties",
+                    position.empties()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 4, "{checked} positions checked");
+    }
+
+    #[test]
+    fn search_values_do_not_depend_on_the_thread_count() {
+        // Two games: cut into two chunks or one, each game is searched from a clear table.
+        let mut positions = lowest_square_game();
+        positions.extend(lowest_square_game());
+        let one = search_values(&positions, 3, 1, |_| {});
+        let two = search_values(&positions, 3, 2, |_| {});
+        assert_eq!(one, two);
+        let half = positions.len() / 2;
+        assert_eq!(
+            one[..half],
+            one[half..],
+            "the same game gives the same values"
+        );
+    }
+
+    #[test]
+    fn blending_mixes_search_values_into_labels_that_are_not_exact() {
+        let mut positions = lowest_square_game()[..3].to_vec();
+        positions[1].label = 10;
+        positions[2].label = -3;
+        let start_label = positions[0].label;
+        // Weight 0.25: 0.25 * 30 + 0.75 * 10 = 15; 0.25 * 4 + 0.75 * -3 = -1.25 -> -1.
+        blend_search_labels(&mut positions, &[50, 30, 4], 0.25);
+        assert_eq!(positions[0].label, start_label, "the exact start stays");
+        assert_eq!(positions[1].label, 15);
+        assert_eq!(positions[2].label, -1);
     }
 }

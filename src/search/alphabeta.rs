@@ -34,7 +34,8 @@ const INF: i32 = Score::INFINITY.0;
 #[derive(Clone, Debug)]
 pub(crate) struct RootMove {
     pub(crate) mv: Move,
-    pub(crate) score: i32,
+    /// The latest score: exact, or a bound where the move failed outside its window.
+    pub(crate) score: Score,
     pub(crate) pv: Vec<Move>,
 }
 
@@ -52,7 +53,7 @@ pub(crate) fn root_moves(board: &Board) -> Vec<RootMove> {
         .into_iter()
         .map(|mv| RootMove {
             mv,
-            score: -INF,
+            score: -Score::INFINITY,
             pv: vec![mv],
         })
         .collect()
@@ -77,11 +78,11 @@ impl Search {
         depth: u32,
         roots: &mut [RootMove],
         multi_pv: usize,
-        guess: i32,
+        guess: Score,
         stop: &StopCheck,
-    ) -> Option<i32> {
+    ) -> Option<Score> {
         let (mut alpha, mut beta) = if multi_pv == 1 && depth > 2 {
-            (guess - ASPIRATION, guess + ASPIRATION)
+            (guess.0 - ASPIRATION, guess.0 + ASPIRATION)
         } else {
             (-INF, INF)
         };
@@ -93,7 +94,7 @@ impl Search {
             } else if best >= beta && beta < INF {
                 beta = INF;
             } else {
-                return Some(best);
+                return Some(Score(best));
             }
         }
     }
@@ -145,7 +146,7 @@ impl Search {
             if self.stopped {
                 return None;
             }
-            root.score = value;
+            root.score = Score(value);
             root.pv.clear();
             root.pv.push(mv);
             if value > low || multi_pv > 1 {
@@ -162,7 +163,7 @@ impl Search {
         }
         // Stable sort: among equal (bound) scores the previous order is kept.
         roots.sort_by_key(|root| std::cmp::Reverse(root.score));
-        Some(roots[0].score)
+        Some(roots[0].score.0)
     }
 
     /// Whether the search must stop now (flag, deadline or node limit, counting the

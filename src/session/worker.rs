@@ -63,11 +63,6 @@ impl<S: Send + 'static> Worker<S> {
         }
     }
 
-    /// Whether a job has been started and not yet joined (it may have finished already).
-    pub fn is_running(&self) -> bool {
-        self.running.is_some()
-    }
-
     /// Whether a started job has returned by itself (so [`Worker::wait`] will not block).
     pub fn is_finished(&self) -> bool {
         self.running
@@ -112,7 +107,7 @@ mod tests {
         let started = Instant::now();
         worker.stop();
         assert!(started.elapsed() < Duration::from_secs(5));
-        assert!(!worker.is_running());
+        assert!(worker.running.is_none());
         assert!(worker.with_state(|count| *count) > 0);
     }
 

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use super::{Fault, FaultKind, Limits, MoveRequest, Player};
 use crate::board::{Board, Color, Move};
 use crate::formats::ggf::{Clock, GgfGame, GgfMove};
+use crate::score::Discs;
 
 /// How a game ended.
 #[derive(Clone, Debug)]
@@ -20,7 +21,7 @@ pub struct GameOutcome {
     /// The record: opening, every move with eval and time, tags.
     pub record: GgfGame,
     /// Final disc difference for Black (empty squares to the winner); a forfeit is +-64.
-    pub black_diff: i32,
+    pub black_diff: Discs,
     /// The colour that forfeited and why, or `None` for a game played to the end.
     pub fault: Option<(Color, Fault)>,
 }
@@ -33,7 +34,7 @@ impl GameOutcome {
             Some((_, fault)) if fault.kind == FaultKind::Timeout => ":t",
             Some(_) => ":r",
         };
-        format!("{:+.2}{suffix}", f64::from(self.black_diff))
+        format!("{:+.2}{suffix}", f64::from(self.black_diff.0))
     }
 }
 
@@ -70,9 +71,9 @@ fn new_record(names: [&str; 2], opening: &[Move], limits: &Limits) -> GgfGame {
 /// Ends a record: adds `RE` and returns the outcome.
 fn finish(mut record: GgfGame, fault: Option<(Color, Fault)>) -> GameOutcome {
     let black_diff = match &fault {
-        None => record.board().final_score(Color::Black).0,
-        Some((Color::Black, _)) => -64,
-        Some((Color::White, _)) => 64,
+        None => record.board().final_score(Color::Black),
+        Some((Color::Black, _)) => Discs(-64),
+        Some((Color::White, _)) => Discs(64),
     };
     let mut outcome = GameOutcome {
         record: GgfGame::new(Board::start()),
@@ -225,7 +226,7 @@ mod tests {
         let outcome = play_game(&mut black, &mut white, ["b", "w"], &[], &Limits::default());
         assert!(outcome.fault.is_none());
         assert!(outcome.record.board().is_game_over());
-        assert_eq!(outcome.black_diff, 64);
+        assert_eq!(outcome.black_diff, Discs(64));
         assert_eq!(outcome.result_tag(), "+64.00");
         let text = outcome.record.to_ggf();
         assert!(text.contains("PB[b]PW[w]RE[+64.00]"), "{text}");
@@ -264,7 +265,7 @@ mod tests {
         let (outcome, color, fault) = forfeit_after_f5d6("c3");
         assert_eq!(color, Color::White);
         assert_eq!(fault.kind, FaultKind::Crashed);
-        assert_eq!(outcome.black_diff, 64);
+        assert_eq!(outcome.black_diff, Discs(64));
         assert_eq!(outcome.result_tag(), "+64.00:r");
         assert_eq!(outcome.record.moves().len(), 3);
     }

@@ -12,6 +12,8 @@
 
 use std::fmt;
 
+use crate::score::Discs;
+
 /// The Elo difference that a mean score `p` (0..1) implies; infinite at 0 and 1.
 pub fn elo_from_score(p: f64) -> f64 {
     if p <= 0.0 {
@@ -118,13 +120,13 @@ pub struct Tally {
 
 impl Tally {
     /// Adds one game that ended `diff` discs up (negative: down) for this engine.
-    pub fn add(&mut self, diff: i32) {
-        match diff.signum() {
+    pub fn add(&mut self, diff: Discs) {
+        match diff.0.signum() {
             1 => self.wins += 1,
             0 => self.draws += 1,
             _ => self.losses += 1,
         }
-        self.discs += i64::from(diff);
+        self.discs += i64::from(diff.0);
     }
 
     /// Games counted.
@@ -208,7 +210,7 @@ mod tests {
     fn tally_counts_games_and_discs() {
         let mut tally = Tally::default();
         for diff in [12, 0, -64, 2] {
-            tally.add(diff);
+            tally.add(Discs(diff));
         }
         assert_eq!((tally.wins, tally.draws, tally.losses), (2, 1, 1));
         assert_eq!(tally.discs, -50);

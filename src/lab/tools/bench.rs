@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use super::{Arg, ToolArgs};
+use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::{notation, Board};
 use crate::search::{Search, SearchLimits};
 
@@ -47,16 +47,34 @@ const POSITIONS: &[(&str, &str, u32)] = &[
     ),
 ];
 
-/// The usage line shown by `--help`.
-pub const USAGE: &str = "bench [--hash MB] [--depth-offset N] [--threads N]";
+/// The command line of `tsuru bench`.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "bench",
+    about: "search fixed positions to fixed depths; prints nodes/s and a node signature",
+    synopsis: "",
+    options: &[
+        ToolOption::new("--hash", "MB", "transposition table size (default 64)"),
+        ToolOption::new(
+            "--depth-offset",
+            "N",
+            "add N (may be negative) to every position's depth (default 0)",
+        ),
+        ToolOption::new(
+            "--threads",
+            "N",
+            "search threads (default 1; more threads vary the signature)",
+        ),
+    ],
+    notes: "",
+};
 
 /// Runs the benchmark.
 pub fn run(args: &[String]) -> Result<()> {
     let mut hash_mb = 64;
     let mut offset: i32 = 0;
     let mut threads = 1;
-    let mut args = ToolArgs::new(args, USAGE);
-    while let Some(arg) = args.next_arg() {
+    let mut args = ToolArgs::from_spec(args, &SPEC);
+    while let Some(arg) = args.next_option()? {
         match arg {
             Arg::Flag(flag @ "--hash") => {
                 hash_mb = args.value(flag)?.parse().context("--hash needs a number")?

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
 
-use super::{Arg, ToolArgs};
+use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::{notation, Board, Move};
 use crate::book::build::{add_roots, expand, Candidate, Expansion};
 use crate::book::learn::SearchValuer;
@@ -28,8 +28,57 @@ use crate::lab::parallel::map_chunks;
 use crate::score::{Discs, Score};
 use crate::search::{Level, Search};
 
-/// The usage line shown by `--help`.
-pub const USAGE: &str = "book build --book FILE [--openings FILE] [--depth D] [--positions N] [--window W] [--threads T] [--hash MB] | book learn --book FILE [--depth D] GAMES... | book show --book FILE [MOVES] | book stats --book FILE | book export --book FILE [--out TEXT] | book import --book FILE TEXT";
+/// The command line of `tsuru book`: one table for every action (an action ignores the
+/// options it has no use for; the notes say which it uses).
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "book",
+    about: "build, learn into, show, export or import the opening book",
+    synopsis: "build|learn|show|stats|export|import --book FILE [ARG]...",
+    options: &[
+        ToolOption::new("--book", "FILE", "the book file (every action)"),
+        ToolOption::new(
+            "--openings",
+            "FILE",
+            "build: expand from every line of this opening list (default: the start)",
+        ),
+        ToolOption::new(
+            "--depth",
+            "D",
+            "build, learn: search depth that values new positions, 1..60 (default 10)",
+        ),
+        ToolOption::new(
+            "--positions",
+            "N",
+            "build: stop after N new positions (default 100)",
+        ),
+        ToolOption::new(
+            "--window",
+            "W",
+            "build: expand the lines within W discs of the best (default 2)",
+        ),
+        ToolOption::new("--threads", "T", "build: search threads (default 1)"),
+        ToolOption::new(
+            "--hash",
+            "MB",
+            "build, learn: transposition table of each search in MiB (default 16)",
+        ),
+        ToolOption::new(
+            "--out",
+            "TEXT",
+            "export: write the text form there (default: stdout)",
+        ),
+    ],
+    notes: "Actions (and their ARGs):\n\
+           \x20 build            add --positions new positions, best-first, to the book (made if\n\
+           \x20                  missing; a later build resumes it); saved every 30 s and at the end\n\
+           \x20 learn GAMES...   add the games of these files (GGF records, or one transcript a line);\n\
+           \x20                  the book is saved after each game\n\
+           \x20 show [MOVES]     the position after a transcript (default: the start) and its moves\n\
+           \x20                  with values, games and depths\n\
+           \x20 stats            counts: positions, book moves, leaves, games, positions by move\n\
+           \x20 export           the book's text form (to --out, or stdout)\n\
+           \x20 import TEXT      the book file made from a text form (replacing the file)",
+};
 
 /// The actions, as typed.
 const ACTIONS: [&str; 6] = ["build", "learn", "show", "stats", "export", "import"];
@@ -75,13 +124,13 @@ struct Options {
 
 /// Parses the whole command line (the one place that knows the tool's flags).
 fn parse(args: &[String]) -> Result<Options> {
-    let mut args = ToolArgs::new(args, USAGE);
+    let mut args = ToolArgs::from_spec(args, &SPEC);
     let mut action = None;
     let (mut book, mut openings, mut out) = (None, None, None);
     let (mut depth, mut positions, mut window) = (DEFAULT_DEPTH as u64, 100, DEFAULT_WINDOW);
     let (mut threads, mut hash_mb) = (1, 16);
     let mut rest = Vec::new();
-    while let Some(arg) = args.next_arg() {
+    while let Some(arg) = args.next_option()? {
         match arg {
             Arg::Flag(flag @ "--book") => book = Some(PathBuf::from(args.value(flag)?)),
             Arg::Flag(flag @ "--openings") => openings = Some(PathBuf::from(args.value(flag)?)),
@@ -114,12 +163,16 @@ fn parse(args: &[String]) -> Result<Options> {
             other => return Err(args.unexpected(other)),
         }
     }
+    let usage = SPEC.usage();
     let Some(action) = action else {
-        bail!("usage: tsuru {USAGE}");
+        bail!(
+            "tsuru book needs an action: {} (usage: tsuru {usage})",
+            ACTIONS.join(", ")
+        );
     };
     let Some(book) = book else {
         bail!(
-            "tsuru book {} needs --book FILE (usage: tsuru {USAGE})",
+            "tsuru book {} needs --book FILE (usage: tsuru {usage})",
             ACTIONS[action as usize]
         );
     };
@@ -143,7 +196,7 @@ fn parse(args: &[String]) -> Result<Options> {
     };
     ensure!(
         rest.len() <= allowed,
-        "unexpected argument '{}' (usage: tsuru {USAGE})",
+        "unexpected argument '{}' (usage: tsuru {usage})",
         rest[allowed.min(rest.len())]
     );
     ensure!(
@@ -469,5 +522,34 @@ mod tests {
         ] {
             assert!(parse(&words(bad)).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn the_help_names_every_action_and_option() {
+        let help = SPEC.help();
+        for action in ACTIONS {
+            assert!(help.contains(&format!("\n  {action} ")), "{action}: {help}");
+            assert!(SPEC.usage().contains(action), "{action}");
+        }
+        for flag in [
+            "--book",
+            "--openings",
+            "--depth",
+            "--positions",
+            "--window",
+            "--threads",
+            "--hash",
+            "--out",
+        ] {
+            assert!(SPEC.option(flag).is_some(), "{flag}");
+        }
+        let err = parse(&words(&["stats", "--bok", "b"]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("did you mean '--book'?"), "{err}");
+        let err = parse(&words(&["stast", "--book", "b"]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("did you mean 'stats'?"), "{err}");
     }
 }

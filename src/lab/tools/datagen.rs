@@ -22,15 +22,62 @@ use std::time::Instant;
 
 use anyhow::{ensure, Context, Result};
 
-use super::{whole_number, Arg, ToolArgs};
+use super::{whole_number, Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::eval::EvalBundle;
 use crate::lab::training::selfplay::{play_game, read_file, SelfPlayConfig};
 use crate::search::endgame::EndgameSolver;
 use crate::search::Search;
 
-/// The usage line shown by `--help`.
-pub const USAGE: &str = "datagen --out FILE --games N [--seed S] [--depth D] \
-[--solve-empties E] [--random MIN-MAX] [--first-index K] [--hash MB] [--eval-file WEIGHTS]";
+/// The command line of `tsuru datagen`.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "datagen",
+    about: "self-play games solved exactly from a set number of empties, appended to a file",
+    synopsis: "--out FILE --games N",
+    options: &[
+        ToolOption::new(
+            "--out",
+            "FILE",
+            "the self-play file; an existing one is continued (required)",
+        ),
+        ToolOption::new("--games", "N", "games the file should hold (required)"),
+        ToolOption::new(
+            "--seed",
+            "S",
+            "seed of every game's random moves (default 1)",
+        ),
+        ToolOption::new(
+            "--depth",
+            "D",
+            "midgame search depth of the players (default 4)",
+        ),
+        ToolOption::new(
+            "--solve-empties",
+            "E",
+            "empties from which the game is solved exactly (default 18)",
+        ),
+        ToolOption::new(
+            "--random",
+            "MIN-MAX",
+            "random opening moves, drawn in MIN..MAX (default 8-30)",
+        ),
+        ToolOption::new(
+            "--first-index",
+            "K",
+            "number a new file's games from K (shards of one run)",
+        ),
+        ToolOption::new(
+            "--hash",
+            "MB",
+            "transposition table size, 1..4096 (default 16)",
+        ),
+        ToolOption::new(
+            "--eval-file",
+            "WEIGHTS",
+            "the players' weights (default: the shipped ones)",
+        ),
+    ],
+    notes: "",
+};
 
 struct Options {
     out: PathBuf,
@@ -125,8 +172,8 @@ fn parse_args(args: &[String]) -> Result<Options> {
         random_max: 30,
         weights: None,
     };
-    let mut args = ToolArgs::new(args, USAGE);
-    while let Some(arg) = args.next_arg() {
+    let mut args = ToolArgs::from_spec(args, &SPEC);
+    while let Some(arg) = args.next_option()? {
         let Arg::Flag(flag) = arg else {
             return Err(args.unexpected(arg));
         };
@@ -157,8 +204,9 @@ fn parse_args(args: &[String]) -> Result<Options> {
     };
     config.weights = eval.weights_id().map(|id| id.0);
     Ok(Options {
-        out: out.with_context(|| format!("--out is required (usage: tsuru {USAGE})"))?,
-        games: games.with_context(|| format!("--games is required (usage: tsuru {USAGE})"))?,
+        out: out.with_context(|| format!("--out is required (usage: tsuru {})", SPEC.usage()))?,
+        games: games
+            .with_context(|| format!("--games is required (usage: tsuru {})", SPEC.usage()))?,
         first_index,
         hash_mb,
         config,

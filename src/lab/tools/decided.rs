@@ -14,13 +14,26 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use super::{Arg, ToolArgs};
+use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::{Board, Color};
 use crate::formats::ggf::GgfGame;
 use crate::search::endgame::{EndgameSolver, SolveMode};
 
-/// The usage line shown by `--help`.
-pub const USAGE: &str = "decided FILE.ggf [--empties N] [--hash MB]";
+/// The command line of `tsuru decided`.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "decided",
+    about: "solve each game of a GGF file at N empties: discs lost before and after them",
+    synopsis: "FILE.ggf",
+    options: &[
+        ToolOption::new(
+            "--empties",
+            "N",
+            "solve at N empty squares, 1..60 (default 24)",
+        ),
+        ToolOption::new("--hash", "MB", "transposition table size (default 1024)"),
+    ],
+    notes: "",
+};
 
 /// Empties at which the games are solved unless `--empties` says otherwise.
 pub const DEFAULT_EMPTIES: u32 = 24;
@@ -40,8 +53,8 @@ struct Tally {
 /// Runs the tool.
 pub fn run(args: &[String]) -> Result<()> {
     let (mut file, mut empties, mut hash_mb) = (None, DEFAULT_EMPTIES, 1024usize);
-    let mut args = ToolArgs::new(args, USAGE);
-    while let Some(arg) = args.next_arg() {
+    let mut args = ToolArgs::from_spec(args, &SPEC);
+    while let Some(arg) = args.next_option()? {
         match arg {
             Arg::Flag(flag @ "--empties") => {
                 empties = args.whole_number(flag)?.min(u64::from(u32::MAX)) as u32
@@ -52,7 +65,7 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
     let Some(file) = file else {
-        bail!("usage: tsuru {USAGE}");
+        bail!("usage: tsuru {}", SPEC.usage());
     };
     if !(1..=60).contains(&empties) {
         bail!("--empties must be 1..60");

@@ -9,7 +9,8 @@
 //! per line, in order of completion), `games.txt` (one line per game: number, opening,
 //! players, result, reason) and `engines.log` (every line sent to and received from each
 //! engine, and their stderr). Progress goes to stderr; the result table to stdout and to
-//! `results.txt`.
+//! `results.txt`. The line formats of `games.txt` and `games.ggf` are
+//! [`crate::formats::match_record`].
 //!
 //! `--resume` continues a match that was stopped: the games listed in `games.txt` count as
 //! played (their lines are checked against the schedule: number, opening, colours), the
@@ -31,50 +32,104 @@ use std::path::PathBuf;
 
 use anyhow::{bail, ensure, Context, Result};
 
-use super::{Arg, ToolArgs};
+use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::Color;
+use crate::formats::match_record::{self, GameEnd, GameLine};
 use crate::formats::openings::{self, Opening};
 use crate::lab::referee::sprt::{PairedSprt, Sprt};
 use crate::lab::referee::stats::{EloEstimate, Tally};
 use crate::lab::referee::{self, EngineLog, EngineSpec, Flow, GameReport, Limits, MatchConfig};
 use crate::protocol::Protocol;
+use crate::score::Discs;
 use crate::search::Level;
 
 /// The most games of an SPRT match when `--games` does not say.
 pub const SPRT_MAX_GAMES: usize = 20_000;
 
-/// The usage line shown by `--help`.
-pub const USAGE: &str = "match --engine NAME=CMD --engine NAME=CMD [--protocol NAME=gtp|nboard] \
-[--openings FILE] [--games N] [--seed S] [--depth D | --move-time S | --time-per-game S] \
-[--timeout S] [--margin S] [--concurrency K] [--out DIR] [--resume] \
-[--sprt ELO0,ELO1 [--alpha A] [--beta B]]";
-
-/// `tsuru match --help`.
-const HELP: &str = "\
-Options of tsuru match:
-  --engine NAME=CMD        an engine (exactly two): a name (letters, digits, - _ .) and its
-                           command line (quotes group words)
-  --protocol NAME=P        gtp or nboard; otherwise detected with nboard 2 / ping 1
-  --openings FILE          one transcript per line (default: the 10784 XOT openings)
-  --games N                games to play (default 2; with --sprt the most, default 20000);
-                           each opening is played twice, colours swapped
-  --seed S                 which openings, in which order (default 1)
-  --depth D                midgame depth, sent to NBoard engines with set depth
-  --move-time S            seconds per move, enforced by the referee
-  --time-per-game S        a sudden-death clock per player, enforced by the referee
-  --margin S               lag allowed beyond a clock (default 1)
-  --timeout S              longest wait when no clock applies (default 300)
-  --concurrency K          games played at once (default 1)
-  --out DIR                games.ggf, games.txt, results.txt, engines.log (default match-out)
-  --resume                 continue the interrupted match in --out: keep its finished games
-                           (games.txt) and play the rest of the schedule; give the same
-                           engines, openings, --games and --seed
-  --sprt ELO0,ELO1         a sequential probability ratio test on the colour-swapped pairs:
-                           stop once the first engine is shown ELO1 (H1) or only ELO0 (H0)
-                           Elo stronger than the second (logistic Elo, pentanomial counts)
-  --alpha A, --beta B      the test's error rates (default 0.05 each): accepting H1 when H0
-                           holds, and H0 when H1 holds
-";
+/// The command line of `tsuru match`.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "match",
+    about: "play two GTP or NBoard engines against each other from an opening list",
+    synopsis: "--engine NAME=CMD --engine NAME=CMD",
+    options: &[
+        ToolOption::repeated(
+            "--engine",
+            "NAME=CMD",
+            "an engine (exactly two): a name (letters, digits, - _ .) and its\n\
+             command line (quotes group words)",
+        ),
+        ToolOption::repeated(
+            "--protocol",
+            "NAME=gtp|nboard",
+            "the engine's protocol; otherwise detected with nboard 2 / ping 1",
+        ),
+        ToolOption::new(
+            "--openings",
+            "FILE",
+            "one transcript per line (default: the 10784 XOT openings)",
+        ),
+        ToolOption::new(
+            "--games",
+            "N",
+            "games to play (default 2; with --sprt the most, default 20000);\n\
+             each opening is played twice, colours swapped",
+        ),
+        ToolOption::new("--seed", "S", "which openings, in which order (default 1)"),
+        ToolOption::new(
+            "--depth",
+            "D",
+            "midgame depth, sent to NBoard engines with set depth",
+        ),
+        ToolOption::new(
+            "--move-time",
+            "S",
+            "seconds per move, enforced by the referee",
+        ),
+        ToolOption::new(
+            "--time-per-game",
+            "S",
+            "a sudden-death clock per player, enforced by the referee",
+        ),
+        ToolOption::new(
+            "--timeout",
+            "S",
+            "longest wait when no clock applies (default 300)",
+        ),
+        ToolOption::new("--margin", "S", "lag allowed beyond a clock (default 1)"),
+        ToolOption::new("--concurrency", "K", "games played at once (default 1)"),
+        ToolOption::new(
+            "--out",
+            "DIR",
+            "games.ggf, games.txt, results.txt, engines.log (default match-out)",
+        ),
+        ToolOption::new(
+            "--resume",
+            "",
+            "continue the interrupted match in --out: keep its finished games\n\
+             (games.txt) and play the rest of the schedule; give the same\n\
+             engines, openings, --games and --seed",
+        ),
+        ToolOption::new(
+            "--sprt",
+            "ELO0,ELO1",
+            "a sequential probability ratio test on the colour-swapped pairs:\n\
+             stop once the first engine is shown ELO1 (H1) or only ELO0 (H0)\n\
+             Elo stronger than the second (logistic Elo, pentanomial counts)",
+        ),
+        ToolOption::new(
+            "--alpha",
+            "A",
+            "the test's rate of accepting H1 when H0 holds (default 0.05)",
+        ),
+        ToolOption::new(
+            "--beta",
+            "B",
+            "the test's rate of accepting H0 when H1 holds (default 0.05)",
+        ),
+    ],
+    notes: "Give at most one of --move-time and --time-per-game; --alpha and --beta go with\n\
+            --sprt.",
+};
 
 /// Everything `tsuru match` was asked to do.
 struct Options {
@@ -95,10 +150,6 @@ struct Options {
 /// Runs the tool: plays the match, prints the table; errors on bad arguments or when an
 /// engine cannot be started at all.
 pub fn run(args: &[String]) -> Result<()> {
-    if args.iter().any(|arg| arg == "--help" || arg == "-h") {
-        crate::out!("usage: tsuru {USAGE}\n\n{HELP}")?;
-        return Ok(());
-    }
     let options = parse_args(args)?;
     let list = match &options.openings {
         Some(path) => {
@@ -251,7 +302,7 @@ struct Finished {
     /// Which engine played Black.
     black: usize,
     /// Final disc difference for Black (a forfeit is +-64).
-    black_diff: i32,
+    black_diff: Discs,
     /// The engine that forfeited, and why.
     forfeit: Option<(usize, String)>,
 }
@@ -273,14 +324,8 @@ impl Finished {
 
     /// Parses a line written by [`game_line`] and checks it against the schedule of `config`.
     fn parse(line: &str, config: &MatchConfig) -> Result<Finished> {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        ensure!(
-            words.len() >= 6 && words[0] == "game",
-            "not a game line: {line:?}"
-        );
-        let number: usize = words[1]
-            .parse()
-            .with_context(|| format!("no game number in {line:?}"))?;
+        let record = GameLine::parse(line)?;
+        let number = record.number;
         ensure!(
             (1..=config.games).contains(&number),
             "game {number} is not in a match of {} games",
@@ -290,52 +335,33 @@ impl Finished {
         let (opening, black) = schedule_of(index, config);
         let names = [&config.engines[0].name, &config.engines[1].name];
         ensure!(
-            words[2] == config.openings[opening].name
-                && words[3] == format!("black={}", names[black])
-                && words[4] == format!("white={}", names[1 - black]),
+            record.opening == config.openings[opening].name
+                && &record.black == names[black]
+                && &record.white == names[1 - black],
             "game {number} was not played as this match schedules it ({line:?}): give the \
              same engines, openings and --seed"
         );
-        let black_diff = match words[5] {
-            "draw" => 0,
-            result => {
-                let (sign, value) = match result.split_at_checked(2) {
-                    Some(("B+", value)) => (1, value),
-                    Some(("W+", value)) => (-1, value),
-                    _ => bail!("no result in {line:?}"),
-                };
-                let value: i32 = value
-                    .parse()
-                    .with_context(|| format!("no result in {line:?}"))?;
-                ensure!((1..=64).contains(&value), "no result in {line:?}");
-                sign * value
-            }
-        };
-        let forfeit = match line.split_once("  forfeit: ") {
-            None => None,
-            Some((_, reason)) => {
-                let (loser, rest) = reason
-                    .split_once(' ')
-                    .with_context(|| format!("no loser in {line:?}"))?;
+        let forfeit = match record.end {
+            GameEnd::Played { .. } => None,
+            GameEnd::Forfeit { loser, reason, .. } => {
                 let engine = names
                     .iter()
-                    .position(|name| name.as_str() == loser)
+                    .position(|name| **name == loser)
                     .with_context(|| format!("no loser in {line:?}"))?;
-                let reason = rest.split_once(": ").map_or(rest, |(_, reason)| reason);
-                Some((engine, reason.to_string()))
+                Some((engine, reason))
             }
         };
         Ok(Finished {
             index,
             opening,
             black,
-            black_diff,
+            black_diff: record.black_diff,
             forfeit,
         })
     }
 
     /// The final disc difference from engine `engine`'s side.
-    fn disc_diff(&self, engine: usize) -> i32 {
+    fn disc_diff(&self, engine: usize) -> Discs {
         if engine == self.black {
             self.black_diff
         } else {
@@ -360,16 +386,11 @@ fn schedule_of(index: usize, config: &MatchConfig) -> (usize, usize) {
 fn resume_files(out: &std::path::Path, config: &MatchConfig) -> Result<Vec<Finished>> {
     let complete_lines = |name: &str| -> Result<Vec<String>> {
         let path = out.join(name);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(err) => return Err(err).with_context(|| format!("reading {}", path.display())),
-        };
-        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-        if !text.is_empty() && !text.ends_with('\n') {
-            lines.pop();
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Ok(match_record::complete_lines(&text)),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(err) => Err(err).with_context(|| format!("reading {}", path.display())),
         }
-        Ok(lines)
     };
     let lines = complete_lines("games.txt")?;
     let records = complete_lines("games.ggf")?;
@@ -416,41 +437,31 @@ fn describe_limits(limits: &Limits) -> String {
     parts.join(", ")
 }
 
-/// One line per game: `game 3  f5d6c3d3c4f4f6f3  black=a white=b  B+12 (38-26)` and the reason
-/// of a forfeit.
+/// The `games.txt` line of a game ([`GameLine`]).
 fn game_line(report: &GameReport, config: &MatchConfig) -> String {
     let outcome = &report.outcome;
-    let black = &config.engines[report.engine_of(Color::Black)].name;
-    let white = &config.engines[report.engine_of(Color::White)].name;
+    let name = |color| config.engines[report.engine_of(color)].name.clone();
     let board = outcome.record.board();
-    let result = match outcome.black_diff.signum() {
-        1 => format!("B+{}", outcome.black_diff),
-        -1 => format!("W+{}", -outcome.black_diff),
-        _ => "draw".to_string(),
+    let end = match &outcome.fault {
+        None => GameEnd::Played {
+            black: board.count(Color::Black),
+            white: board.count(Color::White),
+        },
+        Some((color, fault)) => GameEnd::Forfeit {
+            loser: name(*color),
+            color: *color,
+            reason: fault.to_string(),
+        },
     };
-    let mut line = format!(
-        "game {:>3}  {}  black={} white={}  {}",
-        report.index + 1,
-        config.openings[report.opening].name,
-        black,
-        white,
-        result
-    );
-    match &outcome.fault {
-        None => {
-            let _ = write!(
-                line,
-                " ({}-{})",
-                board.count(Color::Black),
-                board.count(Color::White)
-            );
-        }
-        Some((color, fault)) => {
-            let loser = &config.engines[report.engine_of(*color)].name;
-            let _ = write!(line, "  forfeit: {loser} ({color}): {fault}");
-        }
+    GameLine {
+        number: report.index + 1,
+        opening: config.openings[report.opening].name.clone(),
+        black: name(Color::Black),
+        white: name(Color::White),
+        black_diff: outcome.black_diff,
+        end,
     }
-    line
+    .to_line()
 }
 
 /// The final table: per-engine totals, the Elo difference, forfeits, and split openings.
@@ -524,7 +535,10 @@ fn split_openings<'a>(config: &'a MatchConfig, reports: &[Finished]) -> Vec<(&'a
                 && first.points(0) + second.points(0) == 1.0
                 && first.points(0) != 0.5
             {
-                splits.push((&config.openings[first.opening], first.black_diff > 0));
+                splits.push((
+                    &config.openings[first.opening],
+                    first.black_diff > Discs::ZERO,
+                ));
             }
         }
     }
@@ -600,8 +614,8 @@ fn parse_args(args: &[String]) -> Result<Options> {
     let mut games = None;
     let mut elos = None;
     let mut rates = [None, None];
-    let mut args = ToolArgs::new(args, USAGE);
-    while let Some(arg) = args.next_arg() {
+    let mut args = ToolArgs::from_spec(args, &SPEC);
+    while let Some(arg) = args.next_option()? {
         let Arg::Flag(flag) = arg else {
             return Err(args.unexpected(arg));
         };
@@ -704,7 +718,8 @@ fn parse_args(args: &[String]) -> Result<Options> {
     }
     ensure!(
         options.engines.len() == 2,
-        "give exactly two engines with --engine NAME=CMD (usage: tsuru {USAGE})"
+        "give exactly two engines with --engine NAME=CMD (usage: tsuru {})",
+        SPEC.usage()
     );
     ensure!(
         options.engines[0].name != options.engines[1].name,

@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use anyhow::{ensure, Context, Result};
 
-use super::{Arg, ToolArgs};
+use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::Board;
 use crate::eval::pattern::{stage_of, PatternEval};
 use crate::eval::EvalBundle;
@@ -35,6 +35,7 @@ use crate::formats::validation;
 use crate::lab::parallel::map_with_state;
 use crate::lab::training::games::read_wthor_folder;
 use crate::rng::Rng;
+use crate::score::{Discs, Score};
 use crate::search::endgame::EndgameSolver;
 use crate::search::probcut::{
     shallow_depth, weights_line, EndgameCuts, ProbCutTable, MAX_DEPTH, MAX_ENDGAME_SHALLOW,
@@ -42,10 +43,44 @@ use crate::search::probcut::{
 };
 use crate::search::{Depth, Search, SearchLimits};
 
-/// The usage line shown by `--help`.
-pub const USAGE: &str = "probcut [--eval-file WEIGHTS] [--wthor DIR] [--positions N] \
-[--stages N] [--seed S] [--threads N] [--out FILE] | probcut [--eval-file WEIGHTS] \
---endgame VALIDATION_FILE [--threads N] [--out FILE]";
+/// The command line of `tsuru probcut`.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "probcut",
+    about: "measure the Multi-ProbCut statistics of the evaluation (shallow vs deep values)",
+    synopsis: "",
+    options: &[
+        ToolOption::new(
+            "--eval-file",
+            "WEIGHTS",
+            "measure these weights (default: the shipped ones)",
+        ),
+        ToolOption::new(
+            "--wthor",
+            "DIR",
+            "WTHOR games to draw positions from (default ../shared/data/wthor)",
+        ),
+        ToolOption::new("--positions", "N", "positions to search (default 1500)"),
+        ToolOption::new(
+            "--stages",
+            "N",
+            "stages of the statistics, 1..60 (default 15)",
+        ),
+        ToolOption::new("--seed", "S", "which positions (default 1)"),
+        ToolOption::new("--threads", "N", "threads (default 2)"),
+        ToolOption::new(
+            "--out",
+            "FILE",
+            "write the statistics there (default: stdout)",
+        ),
+        ToolOption::new(
+            "--endgame",
+            "VALIDATION_FILE",
+            "measure the solver's selective passes on the exact values of\n\
+             this validation file instead of the midgame on WTHOR positions",
+        ),
+    ],
+    notes: "With --endgame, --wthor, --positions, --stages and --seed are not used.",
+};
 
 /// Fewest pairs a stage and depth needs for its statistics to be written.
 const MIN_SAMPLES: usize = 30;
@@ -92,7 +127,7 @@ pub fn run(args: &[String]) -> Result<()> {
     );
 
     // Every position's root value at each depth (index = depth), searched in parallel.
-    let values: Vec<Vec<i32>> = map_with_state(
+    let values: Vec<Vec<Score>> = map_with_state(
         &positions,
         options.threads,
         || (),
@@ -122,7 +157,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 .filter(|(board, v)| {
                     stage_of(board.empties(), options.stages) == stage && v.len() > depth as usize
                 })
-                .map(|(_, v)| (v[shallow] as f64 / 100.0, v[depth as usize] as f64 / 100.0))
+                .map(|(_, v)| (v[shallow].discs(), v[depth as usize].discs()))
                 .collect();
             if pairs.len() < MIN_SAMPLES {
                 continue;
@@ -172,11 +207,11 @@ fn choose_positions(
 
 /// The root value (score units) at every depth from 0 to `min(MAX_DEPTH, empties - 1)`, with
 /// the bundle's evaluation.
-fn depth_values(board: &Board, bundle: &EvalBundle) -> Vec<i32> {
+fn depth_values(board: &Board, bundle: &EvalBundle) -> Vec<Score> {
     let mut search = Search::new(8);
     search.set_evaluation(bundle.clone());
     search.set_selectivity(None);
-    let mut values = vec![search.evaluate(board).0];
+    let mut values = vec![search.evaluate(board)];
     let max = MAX_DEPTH.min(board.empties().saturating_sub(1));
     let limits = SearchLimits {
         depth: Some(max),
@@ -188,7 +223,7 @@ fn depth_values(board: &Board, bundle: &EvalBundle) -> Vec<i32> {
     search.iterate(board, &limits, &stop, &mut |info| {
         if let Depth::Plies(d) = info.depth {
             if d as usize == values.len() {
-                values.push(info.lines[0].score.0);
+                values.push(info.lines[0].score);
             }
         }
     });
@@ -211,7 +246,7 @@ fn run_endgame(
     ensure!(!positions.is_empty(), "no positions in {}", path.display());
     let depths = MAX_ENDGAME_SHALLOW as usize + 1;
     // For every position, (value, nodes) at each shallow depth.
-    let searched: Vec<Vec<(i32, u64)>> = map_with_state(
+    let searched: Vec<Vec<(Score, u64)>> = map_with_state(
         &positions,
         options.threads,
         || {
@@ -225,7 +260,7 @@ fn run_endgame(
                 .map(|depth| {
                     solver.reset_nodes();
                     let value = solver.shallow_value(&mut board, depth);
-                    (value.0, solver.nodes())
+                    (value, solver.nodes())
                 })
                 .collect()
         },
@@ -245,7 +280,7 @@ fn run_endgame(
         weights_line(bundle.weights_id().expect("pattern weights have an id"))
     );
     for count in empties {
-        let set: Vec<(i32, &Vec<(i32, u64)>)> = positions
+        let set: Vec<(Discs, &Vec<(Score, u64)>)> = positions
             .iter()
             .zip(&searched)
             .filter(|((board, _), _)| board.empties() == count)
@@ -257,7 +292,7 @@ fn run_endgame(
         for depth in 0..depths {
             let pairs: Vec<(f64, f64)> = set
                 .iter()
-                .map(|(exact, values)| (values[depth].0 as f64 / 100.0, *exact as f64))
+                .map(|(exact, values)| (values[depth].0.discs(), f64::from(exact.0)))
                 .collect();
             let nodes =
                 set.iter().map(|(_, values)| values[depth].1).sum::<u64>() / set.len() as u64;
@@ -312,8 +347,8 @@ fn parse_args(args: &[String]) -> Result<Options> {
         endgame: None,
         eval_file: None,
     };
-    let mut args = ToolArgs::new(args, USAGE);
-    while let Some(arg) = args.next_arg() {
+    let mut args = ToolArgs::from_spec(args, &SPEC);
+    while let Some(arg) = args.next_option()? {
         let Arg::Flag(flag) = arg else {
             return Err(args.unexpected(arg));
         };

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-use super::{Arg, ToolArgs};
+use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::Move;
 use crate::formats::obf;
 use crate::search::endgame::{EndgameSolver, SolveMode};
@@ -26,8 +26,24 @@ use crate::search::stop::NodeCounts;
 /// Transposition table size of the tool, MiB, unless `--hash` says otherwise.
 pub const DEFAULT_HASH_MB: usize = 1024;
 
-/// The usage line shown by `--help`.
-pub const USAGE: &str = "solve FILE.obf [--wld] [--hash MB] [--threads N] [--first N] [--last N]";
+/// The command line of `tsuru solve`.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "solve",
+    about: "solve every position of an OBF file exactly and check the answers",
+    synopsis: "FILE.obf",
+    options: &[
+        ToolOption::new(
+            "--wld",
+            "",
+            "prove win, loss or draw only, not the exact score",
+        ),
+        ToolOption::new("--hash", "MB", "transposition table size (default 1024)"),
+        ToolOption::new("--threads", "N", "search threads (default 1)"),
+        ToolOption::new("--first", "N", "skip the positions numbered below N"),
+        ToolOption::new("--last", "N", "skip the positions numbered above N"),
+    ],
+    notes: "",
+};
 
 /// Runs the tool; returns an error (exit status 2) on bad arguments, and exits with status 1
 /// when an answer is wrong.
@@ -38,8 +54,8 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut threads = crate::config::DEFAULT_THREADS;
     let mut first = None;
     let mut last = None;
-    let mut args = ToolArgs::new(args, USAGE);
-    while let Some(arg) = args.next_arg() {
+    let mut args = ToolArgs::from_spec(args, &SPEC);
+    while let Some(arg) = args.next_option()? {
         match arg {
             Arg::Flag("--wld") => mode = SolveMode::WinLossDraw,
             Arg::Flag(flag @ "--hash") => hash_mb = args.whole_number(flag)? as usize,
@@ -53,7 +69,7 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
     let Some(file) = file else {
-        bail!("usage: tsuru {USAGE}");
+        bail!("usage: tsuru {}", SPEC.usage());
     };
     let text = std::fs::read_to_string(&file).with_context(|| format!("reading {file}"))?;
     let positions = obf::parse_file(&text).with_context(|| format!("parsing {file}"))?;

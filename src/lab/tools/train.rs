@@ -16,25 +16,110 @@ use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
 
-use super::{Arg, ToolArgs};
+use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::{Board, Color};
 use crate::eval::pattern::{layout, PatternEval, Weights};
 use crate::eval::{Evaluation, SeedsEval};
-use crate::formats::validation;
+use crate::formats::{search_cache, validation};
 use crate::lab::parallel::map_chunks;
 use crate::lab::training::fit::{errors, fit_stage, FitConfig, StageFit};
 use crate::lab::training::games::{read_logbook, read_wthor_folder, Game};
 use crate::lab::training::positions::{fingerprint, PositionSet};
 use crate::lab::training::selfplay::read_file;
-use crate::lab::training::{label_game, relabel_results_by_solved, stage_samples, Labelled};
+use crate::lab::training::{
+    blend_search_labels, label_game, relabel_results_by_solved, search_values, stage_samples,
+    Labelled,
+};
+use crate::score::Discs;
 use crate::search::endgame::{EndgameSolver, SolveMode};
 
-/// The usage line shown by `--help`.
-pub const USAGE: &str =
-    "train [--wthor DIR] [--logbook FILE] [--selfplay FILE]... [--stages N] [--epochs N] \
-[--rate R] [--l2 L] [--shrink-to zero|previous] [--holdout-every N] [--solve-empties N] [--positions FILE] [--window W] \
-[--labels result|solved] \
-[--validation FILE] [--out FILE] [--threads N] | train --make-validation FILE [--wthor DIR] [--holdout-every N]";
+/// The command line of `tsuru train`.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "train",
+    about: "fit the pattern evaluation to game collections; write weights and report errors",
+    synopsis: "",
+    options: &[
+        ToolOption::new("--wthor", "DIR", "a folder of WTHOR game files"),
+        ToolOption::new("--logbook", "FILE", "Logistello's logbook.gam(.gz)"),
+        ToolOption::repeated("--selfplay", "FILE", "a tsuru datagen file"),
+        ToolOption::new(
+            "--stages",
+            "N",
+            "weight sets by game stage, 1..60 (default 15)",
+        ),
+        ToolOption::new(
+            "--epochs",
+            "N",
+            "passes of the fit over a stage (default 300)",
+        ),
+        ToolOption::new("--rate", "R", "learning rate (default 0.015)"),
+        ToolOption::new("--l2", "L", "shrinkage of the weights (default 2)"),
+        ToolOption::new(
+            "--shrink-to",
+            "zero|previous",
+            "shrink towards zero or the fit's starting weights (default zero)",
+        ),
+        ToolOption::new(
+            "--holdout-every",
+            "N",
+            "hold every N-th game out of training, N >= 2 (default 20)",
+        ),
+        ToolOption::new(
+            "--solve-empties",
+            "N",
+            "label positions with N or fewer empties by exact solves, at most\n20 (default 0)",
+        ),
+        ToolOption::new(
+            "--positions",
+            "FILE",
+            "the labelled positions: read if the file matches these inputs,\n\
+             else built and written there",
+        ),
+        ToolOption::new(
+            "--window",
+            "W",
+            "a stage also trains on positions up to W plies beyond it (default 0)",
+        ),
+        ToolOption::new(
+            "--labels",
+            "result|solved",
+            "label a game's unsolved positions by its result or by its first\n\
+             solved value (default result)",
+        ),
+        ToolOption::new(
+            "--search-labels",
+            "DEPTH",
+            "blend a DEPTH-ply search of the shipped evaluation into every\n\
+             label that is not exact (default 0: none)",
+        ),
+        ToolOption::new(
+            "--search-weight",
+            "W",
+            "the search value's share of a blended label, 0..1 (default 0.5)",
+        ),
+        ToolOption::new(
+            "--search-cache",
+            "FILE",
+            "the search values: read if made for these positions and depth,\n\
+             else searched and written there",
+        ),
+        ToolOption::new(
+            "--validation",
+            "FILE",
+            "report the error against this validation file's exact values",
+        ),
+        ToolOption::new("--out", "FILE", "write the weights there"),
+        ToolOption::new("--threads", "N", "threads of the fit (default 2)"),
+        ToolOption::new(
+            "--make-validation",
+            "FILE",
+            "instead of fitting, write a validation file of exact values from\n\
+             the held-out games (with --wthor and --holdout-every)",
+        ),
+    ],
+    notes: "--make-validation uses only --wthor and --holdout-every; --search-weight and\n\
+            --search-cache go with --search-labels.",
+};
 
 struct Options {
     wthor: Option<PathBuf>,
@@ -47,6 +132,9 @@ struct Options {
     positions: Option<PathBuf>,
     window: u32,
     solved_labels: bool,
+    search_depth: u32,
+    search_weight: f32,
+    search_cache: Option<PathBuf>,
     validation: Option<PathBuf>,
     out: Option<PathBuf>,
     make_validation: Option<PathBuf>,
@@ -68,6 +156,10 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut set = labelled_positions(&options, &train_games, &held_out)?;
     if options.solved_labels {
         relabel_results_by_solved(&mut set.train);
+    }
+    if options.search_depth > 0 {
+        let values = searched_values(&options, &set)?;
+        blend_search_labels(&mut set.train, &values, options.search_weight);
     }
     eprintln!(
         "{} training positions, {} held-out positions ({:.0} s)",
@@ -221,6 +313,63 @@ fn label_games(games: &[Game], options: &Options, solve_empties: u32) -> Vec<Lab
     .concat()
 }
 
+/// The search values of the training positions ([`search_values`] at `--search-labels`
+/// plies): read from `--search-cache FILE` when it was made for the same positions and depth,
+/// otherwise searched on the configured threads and, with `--search-cache`, written there
+/// (the file: [`crate::formats::search_cache`]).
+fn searched_values(options: &Options, set: &PositionSet) -> Result<Vec<i8>> {
+    let description = format!(
+        "{} | search depth {} | {} training positions",
+        set.description,
+        options.search_depth,
+        set.train.len()
+    );
+    if let Some(path) = options.search_cache.as_deref().filter(|p| p.exists()) {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let values =
+            search_cache::values_for(&bytes, &description, set.train.len()).with_context(|| {
+                format!(
+                    "{} holds search values of other positions or depth; delete it or name \
+                     another file",
+                    path.display()
+                )
+            })?;
+        eprintln!("search values from {}", path.display());
+        return Ok(values);
+    }
+    let started = Instant::now();
+    let share = set.train.len().div_ceil(options.fit.threads.max(1));
+    eprintln!(
+        "searching {} training positions {} plies deep...",
+        set.train.len(),
+        options.search_depth
+    );
+    let values = search_values(
+        &set.train,
+        options.search_depth,
+        options.fit.threads,
+        |done| {
+            if done % 20_000 < 60 {
+                let seconds = started.elapsed().as_secs_f64();
+                eprint!(
+                    "  {done} of about {share} positions ({:.0} a second, {seconds:.0} s)   \r",
+                    done as f64 / seconds.max(1e-9)
+                );
+            }
+        },
+    );
+    eprintln!(
+        "searched in {:.0} s                              ",
+        started.elapsed().as_secs_f64()
+    );
+    if let Some(path) = &options.search_cache {
+        let bytes = search_cache::to_bytes(&description, &values);
+        std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(values)
+}
+
 /// Quantises fitted stages to Score units; an entry never seen in its stage takes the value
 /// of the nearest stage that saw it (earlier stages first on ties).
 fn to_weights(fits: &[StageFit]) -> Weights {
@@ -256,13 +405,13 @@ fn report_validation(path: &Path, eval: &PatternEval) -> Result<()> {
     )?;
     crate::outln!("empties  positions  patterns  evaluation v1")?;
     for count in empties {
-        let set: Vec<&(Board, i32)> = positions
+        let set: Vec<&(Board, Discs)> = positions
             .iter()
             .filter(|(b, _)| b.empties() == count)
             .collect();
         let mae = |eval: &dyn Evaluation| -> f64 {
             set.iter()
-                .map(|(board, score)| (eval.evaluate(board).discs() - f64::from(*score)).abs())
+                .map(|(board, score)| (eval.evaluate(board).discs() - f64::from(score.0)).abs())
                 .sum::<f64>()
                 / set.len() as f64
         };
@@ -300,7 +449,7 @@ fn make_validation(path: &PathBuf, games: &[Game]) -> Result<()> {
             let solution = solver
                 .solve(&mut board, SolveMode::Exact, &stop)
                 .context("solve stopped")?;
-            out.push_str(&validation::line(&board, solution.score.0));
+            out.push_str(&validation::line(&board, solution.score));
             out.push('\n');
             found += 1;
         }
@@ -320,10 +469,11 @@ fn make_validation(path: &PathBuf, games: &[Game]) -> Result<()> {
         let Some(board) = position_at(game, u32::from(depth)) else {
             continue;
         };
+        let black = Discs(i32::from(black_value));
         let value = if board.side_to_move() == Color::Black {
-            i32::from(black_value)
+            black
         } else {
-            -i32::from(black_value)
+            -black
         };
         out.push_str(&validation::line(&board, value));
         out.push('\n');
@@ -360,12 +510,15 @@ fn parse_args(args: &[String]) -> Result<Options> {
         positions: None,
         window: 0,
         solved_labels: false,
+        search_depth: 0,
+        search_weight: 0.5,
+        search_cache: None,
         validation: None,
         out: None,
         make_validation: None,
     };
-    let mut args = ToolArgs::new(args, USAGE);
-    while let Some(arg) = args.next_arg() {
+    let mut args = ToolArgs::from_spec(args, &SPEC);
+    while let Some(arg) = args.next_option()? {
         let Arg::Flag(flag) = arg else {
             return Err(args.unexpected(arg));
         };
@@ -400,6 +553,9 @@ fn parse_args(args: &[String]) -> Result<Options> {
                     other => bail!("--labels takes result or solved, not {other:?}"),
                 }
             }
+            "--search-labels" => options.search_depth = number(args.value(flag)?)? as u32,
+            "--search-weight" => options.search_weight = number(args.value(flag)?)? as f32,
+            "--search-cache" => options.search_cache = Some(PathBuf::from(args.value(flag)?)),
             "--validation" => options.validation = Some(PathBuf::from(args.value(flag)?)),
             "--out" => options.out = Some(PathBuf::from(args.value(flag)?)),
             "--make-validation" => options.make_validation = Some(PathBuf::from(args.value(flag)?)),
@@ -407,6 +563,10 @@ fn parse_args(args: &[String]) -> Result<Options> {
         }
     }
     ensure!((1..=60).contains(&options.stages), "--stages must be 1..60");
+    ensure!(
+        (0.0..=1.0).contains(&options.search_weight),
+        "--search-weight must be 0..1"
+    );
     ensure!(
         options.holdout_every >= 2,
         "--holdout-every must be at least 2"

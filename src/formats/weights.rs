@@ -1,0 +1,280 @@
+//! Weights files: the trained pattern evaluation's tables ([`crate::eval::pattern::Weights`])
+//! as bytes. This module knows the byte layout only; which entries a stage holds (the
+//! canonical entries of the pattern set, in order) is the evaluation's business, which hands
+//! them over as a [`WeightsRecord`] and says what it expects back.
+//!
+//! # Layout (little-endian)
+//!
+//! ```text
+//! magic        8 bytes  "TSURUEVW"
+//! version      u16      1
+//! pattern set  u32      FNV-1a of the shapes' names and squares (a file for another set
+//!                       is refused)
+//! stages       u16      number of stages; the 60 plies are cut into that many equal parts
+//!                       (15 stages: stage s covers empties 60-4s down to 57-4s)
+//! units/disc   u16      weights are in 1/units of a disc (Score units)
+//! entries      u32      canonical entries per stage
+//! payload               per stage: bias i16, then the canonical entries shape by shape in
+//!                       index order, as i16, where -32768 followed by a u16 n stands for n
+//!                       zeros
+//! checksum     u32      FNV-1a of every byte before it
+//! ```
+
+use anyhow::{bail, ensure, Result};
+
+use crate::score::UNITS_PER_DISC;
+
+/// The magic bytes at the start of a weights file.
+pub const MAGIC: &[u8; 8] = b"TSURUEVW";
+/// The weights file format version written and read.
+pub const FORMAT_VERSION: u16 = 1;
+/// The zero-run marker in the payload.
+const ZERO_RUN: i16 = i16::MIN;
+/// The shortest file: the header and the checksum.
+const HEADER_AND_CHECKSUM: usize = 26;
+
+/// FNV-1a, 32 bits: the file's checksum, and the pattern set's identity.
+pub fn fnv1a(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5u32, |hash, &byte| {
+        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// What a weights file holds, as plain values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WeightsRecord {
+    /// The identity of the pattern set the weights are for.
+    pub pattern_set: u32,
+    /// Per stage, in stage order.
+    pub stages: Vec<StageRecord>,
+}
+
+/// One stage of a weights file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StageRecord {
+    /// The stage's bias, in Score units.
+    pub bias: i16,
+    /// The canonical entries in file order, in Score units. Every stage has as many.
+    pub entries: Vec<i16>,
+}
+
+/// The file form of `record` (see the module doc). An entry of -32768 is written as -32767,
+/// since -32768 marks a run of zeros.
+pub fn to_bytes(record: &WeightsRecord) -> Vec<u8> {
+    let entries = record.stages.first().map_or(0, |stage| stage.entries.len());
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&record.pattern_set.to_le_bytes());
+    out.extend_from_slice(&(record.stages.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(UNITS_PER_DISC as u16).to_le_bytes());
+    out.extend_from_slice(&(entries as u32).to_le_bytes());
+    for stage in &record.stages {
+        debug_assert_eq!(stage.entries.len(), entries, "stages differ in size");
+        out.extend_from_slice(&stage.bias.to_le_bytes());
+        let mut zeros = 0u16;
+        let flush = |out: &mut Vec<u8>, zeros: &mut u16| {
+            if *zeros > 0 {
+                out.extend_from_slice(&ZERO_RUN.to_le_bytes());
+                out.extend_from_slice(&zeros.to_le_bytes());
+                *zeros = 0;
+            }
+        };
+        for &entry in &stage.entries {
+            let value = entry.max(-i16::MAX);
+            if value == 0 {
+                zeros += 1;
+                if zeros == u16::MAX {
+                    flush(&mut out, &mut zeros);
+                }
+            } else {
+                flush(&mut out, &mut zeros);
+                out.extend_from_slice(&value.to_le_bytes());
+            }
+        }
+        flush(&mut out, &mut zeros);
+    }
+    let checksum = fnv1a(&out);
+    out.extend_from_slice(&checksum.to_le_bytes());
+    out
+}
+
+/// The checksum stored in the last four bytes of a file (no other check: call it on bytes
+/// that [`from_bytes`] accepts).
+pub fn stored_checksum(bytes: &[u8]) -> Option<u32> {
+    let tail = bytes.get(bytes.len().checked_sub(4)?..)?;
+    Some(u32::from_le_bytes(tail.try_into().expect("4 bytes")))
+}
+
+/// Reads the file form of weights for the pattern set `pattern_set` with `entries` canonical
+/// entries per stage; every inconsistency (damage, another version, set, unit or size) is an
+/// error naming it.
+pub fn from_bytes(bytes: &[u8], pattern_set: u32, entries: usize) -> Result<WeightsRecord> {
+    ensure!(
+        bytes.len() >= HEADER_AND_CHECKSUM,
+        "weights file too short ({} bytes)",
+        bytes.len()
+    );
+    ensure!(&bytes[..8] == MAGIC, "not a tsuru weights file (bad magic)");
+    let (body, tail) = bytes.split_at(bytes.len() - 4);
+    let checksum = u32::from_le_bytes(tail.try_into().expect("4 bytes"));
+    ensure!(
+        fnv1a(body) == checksum,
+        "weights file checksum mismatch (the file is damaged)"
+    );
+    let mut reader = Reader { bytes: body, at: 8 };
+    let version = reader.u16()?;
+    ensure!(
+        version == FORMAT_VERSION,
+        "weights format version {version} is not {FORMAT_VERSION}"
+    );
+    let set = reader.u32()?;
+    ensure!(
+        set == pattern_set,
+        "the weights are for another pattern set ({set:08x}, this build uses {pattern_set:08x})"
+    );
+    let stages = reader.u16()? as usize;
+    ensure!((1..=60).contains(&stages), "bad stage count {stages}");
+    let units = reader.u16()?;
+    ensure!(
+        units as i32 == UNITS_PER_DISC,
+        "weights in 1/{units} disc, expected 1/{UNITS_PER_DISC}"
+    );
+    let stored = reader.u32()? as usize;
+    ensure!(
+        stored == entries,
+        "{stored} entries per stage, expected {entries}"
+    );
+    let mut record = WeightsRecord {
+        pattern_set,
+        stages: Vec::with_capacity(stages),
+    };
+    for stage in 0..stages {
+        let bias = reader.i16()?;
+        let mut values = vec![0i16; entries];
+        let mut next = 0;
+        while next < entries {
+            let value = reader.i16()?;
+            if value == ZERO_RUN {
+                let run = reader.u16()? as usize;
+                ensure!(
+                    run > 0 && next + run <= entries,
+                    "bad zero run in stage {stage}"
+                );
+                next += run;
+            } else {
+                values[next] = value;
+                next += 1;
+            }
+        }
+        record.stages.push(StageRecord {
+            bias,
+            entries: values,
+        });
+    }
+    ensure!(
+        reader.at == body.len(),
+        "{} stray bytes at the end",
+        body.len() - reader.at
+    );
+    Ok(record)
+}
+
+/// A little-endian reader over a byte slice.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let Some(slice) = self.bytes.get(self.at..self.at + N) else {
+            bail!("weights file ends early (at byte {})", self.at);
+        };
+        self.at += N;
+        Ok(slice.try_into().expect("N bytes"))
+    }
+    fn u16(&mut self) -> Result<u16> {
+        Ok(u16::from_le_bytes(self.take()?))
+    }
+    fn i16(&mut self) -> Result<i16> {
+        Ok(i16::from_le_bytes(self.take()?))
+    }
+    fn u32(&mut self) -> Result<u32> {
+        Ok(u32::from_le_bytes(self.take()?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record() -> WeightsRecord {
+        let stage = |bias, first| StageRecord {
+            bias,
+            // Zeros at the start, in the middle and at the end exercise the zero runs; the
+            // marker value itself is written one higher.
+            entries: vec![0, 0, first, -5, 0, 0, 0, 7, i16::MIN, 0],
+        };
+        WeightsRecord {
+            pattern_set: 0x1234_5678,
+            stages: vec![stage(-3, 12), stage(40, -1000)],
+        }
+    }
+
+    #[test]
+    fn records_round_trip_and_the_layout_is_as_documented() {
+        let bytes = to_bytes(&record());
+        assert_eq!(&bytes[..8], MAGIC);
+        assert_eq!(&bytes[8..10], &[1, 0]);
+        assert_eq!(&bytes[10..14], &0x1234_5678u32.to_le_bytes());
+        assert_eq!(&bytes[14..16], &[2, 0]);
+        assert_eq!(&bytes[16..18], &(UNITS_PER_DISC as u16).to_le_bytes());
+        assert_eq!(&bytes[18..22], &[10, 0, 0, 0]);
+        // Stage 0: bias, run of 2, 12, -5, run of 3, 7, -32767, run of 1.
+        let stage: Vec<i16> = bytes[22..22 + 2 * 11]
+            .chunks(2)
+            .map(|pair| i16::from_le_bytes([pair[0], pair[1]]))
+            .collect();
+        assert_eq!(
+            stage,
+            [
+                -3,
+                i16::MIN,
+                2,
+                12,
+                -5,
+                i16::MIN,
+                3,
+                7,
+                -i16::MAX,
+                i16::MIN,
+                1
+            ]
+        );
+        assert_eq!(
+            stored_checksum(&bytes),
+            Some(fnv1a(&bytes[..bytes.len() - 4]))
+        );
+        let mut expected = record();
+        for stage in &mut expected.stages {
+            stage.entries[8] = -i16::MAX;
+        }
+        assert_eq!(from_bytes(&bytes, 0x1234_5678, 10).unwrap(), expected);
+    }
+
+    #[test]
+    fn damage_and_other_expectations_are_refused() {
+        let bytes = to_bytes(&record());
+        let error =
+            |bytes: &[u8], set, entries| from_bytes(bytes, set, entries).unwrap_err().to_string();
+        let mut damaged = bytes.clone();
+        damaged[24] ^= 1;
+        assert!(error(&damaged, 0x1234_5678, 10).contains("checksum"));
+        assert!(error(&bytes, 0x1234_5679, 10).contains("another pattern set"));
+        assert!(error(&bytes, 0x1234_5678, 11).contains("entries per stage"));
+        assert!(error(&bytes[..bytes.len() - 1], 0x1234_5678, 10).contains("checksum"));
+        assert!(error(&bytes[..20], 0x1234_5678, 10).contains("too short"));
+        assert!(error(b"not a weights file at all, no", 0, 10).contains("magic"));
+    }
+}
