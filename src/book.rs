@@ -15,7 +15,8 @@
 //! [`Book::moves`] answers from any orientation with the squares turned back to it.
 //!
 //! Learning games is in [`learn`], growing the book by search in [`build`], the file format
-//! in [`crate::formats::book`].
+//! in [`crate::formats::book`]. The book tsuru plays from by default is compiled in
+//! ([`SHIPPED`], [`shipped`]); docs/training.md says how it was built.
 
 pub mod build;
 pub mod learn;
@@ -27,6 +28,17 @@ use anyhow::{bail, ensure, Result};
 use crate::board::{Board, Color, Move, Square, Symmetry};
 use crate::rng::Rng;
 use crate::score::Discs;
+
+/// The book file compiled into the binary (`src/book/tsuru.book`, made by `tsuru book build`
+/// as docs/training.md records): the engine's book unless `--book FILE` or `--no-book`.
+pub const SHIPPED: &[u8] = include_bytes!("book/tsuru.book");
+
+/// The shipped book ([`SHIPPED`]), read afresh (a few milliseconds); an error only if the
+/// file compiled in is damaged, which a test rules out.
+pub fn shipped() -> Result<Book> {
+    use anyhow::Context;
+    crate::formats::book::from_bytes(SHIPPED).context("the shipped opening book")
+}
 
 /// A position in canonical form: the side to move's and the opponent's discs, the smallest
 /// (in that order) of the eight symmetric images.
@@ -480,6 +492,21 @@ mod tests {
         let mut board = Board::start();
         notation::play_moves(&mut board, &notation::parse_transcript(moves).unwrap()).unwrap();
         board
+    }
+
+    #[test]
+    fn the_shipped_book_reads_and_knows_the_opening() {
+        let book = shipped().unwrap();
+        assert!(book.len() >= 1000, "{} positions", book.len());
+        // The start is a book position, its four moves symmetric: one value for all.
+        let moves = book.moves(&Board::start()).unwrap();
+        assert_eq!(moves.len(), 4, "{moves:?}");
+        assert!(moves.iter().all(|m| m.in_book && m.value == moves[0].value));
+        assert!((-4..=4).contains(&moves[0].value.0), "{moves:?}");
+        // A book move leads to a book position, valued by the same negamax from its side.
+        let reply = book.moves(&after("f5")).unwrap();
+        assert_eq!(-reply[0].value, moves[0].value, "{reply:?}");
+        assert_eq!(crate::formats::book::to_bytes(&book), SHIPPED);
     }
 
     #[test]

@@ -26,16 +26,15 @@ pub const DEFAULT_THREADS: usize = 1;
 /// Where the opening book comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BookSetting {
-    /// [`DEFAULT_BOOK_NAME`] beside the binary when there is one, else no book.
-    Beside,
+    /// The book compiled into the binary ([`crate::book::SHIPPED`]; the default): NBoard's
+    /// `learn` changes only the engine's copy in memory, never a file.
+    Shipped,
     /// No book (`--no-book`).
     Off,
-    /// This file (`--book FILE`); created by the first `learn` when it does not exist yet.
+    /// This file (`--book FILE`) instead of the shipped book; created by the first `learn`
+    /// when it does not exist yet, and rewritten by every `learn`.
     File(std::path::PathBuf),
 }
-
-/// The file name of the book looked for beside the binary.
-pub const DEFAULT_BOOK_NAME: &str = "tsuru.book";
 
 /// Settings given on the command line.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,7 +73,7 @@ impl Default for Config {
             eval: crate::eval::EvalChoice::Shipped,
             selectivity: Some(crate::search::probcut::DEFAULT_CONFIDENCE),
             threads: DEFAULT_THREADS,
-            book: BookSetting::Beside,
+            book: BookSetting::Shipped,
             book_randomness: crate::score::Discs::ZERO,
             help: false,
             version: false,
@@ -208,7 +207,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         names: &["--book"],
         value: Some("FILE"),
-        help: "opening book to play from and learn into (checked at start-up; a missing file is created by NBoard's learn; default: tsuru.book beside the binary, if any)",
+        help: "opening book to play from and learn into instead of the shipped one (checked at start-up; a missing file is created by NBoard's learn)",
         apply: |c, v| {
             let path = std::path::PathBuf::from(v);
             if path.exists() {
@@ -221,7 +220,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         names: &["--no-book"],
         value: None,
-        help: "play without an opening book",
+        help: "play without an opening book (not even the shipped one)",
         apply: |c, _| {
             c.book = BookSetting::Off;
             Ok(())

@@ -44,21 +44,22 @@ pub struct Session {
     rng: Rng,
 }
 
-/// The book a configuration asks for and its file; `(None, None)` without one. A book that
-/// cannot be read is logged and left alone (never overwritten).
+/// The book a configuration asks for and the file `learn` writes it to: `(None, None)`
+/// without a book, no file for the shipped book. A book that cannot be read is logged and
+/// left alone (never overwritten); the engine then plays without one.
 fn open_book(setting: &BookSetting) -> (Option<Book>, Option<std::path::PathBuf>) {
     let path = match setting {
         BookSetting::Off => return (None, None),
-        BookSetting::File(path) => path.clone(),
-        BookSetting::Beside => {
-            let beside = std::env::current_exe()
-                .ok()
-                .and_then(|exe| Some(exe.parent()?.join(crate::config::DEFAULT_BOOK_NAME)));
-            match beside {
-                Some(path) if path.exists() => path,
-                _ => return (None, None),
-            }
+        BookSetting::Shipped => {
+            return match crate::book::shipped() {
+                Ok(book) => (Some(book), None),
+                Err(err) => {
+                    log::error!("{err:#}; playing without a book");
+                    (None, None)
+                }
+            };
         }
+        BookSetting::File(path) => path.clone(),
     };
     if !path.exists() {
         return (Some(Book::new()), Some(path));
@@ -130,8 +131,9 @@ impl Session {
     }
 
     /// Adds the game so far to the book, valuing new positions at the level (at most
-    /// [`LEARN_MAX_LEVEL`]), and writes the book file; `None` without a book. On error the
-    /// book is unchanged.
+    /// [`LEARN_MAX_LEVEL`]), and writes the book file (`--book FILE`; the shipped book is
+    /// changed in memory only, for the rest of the session); `None` without a book. On error
+    /// the book is unchanged.
     pub fn learn(&mut self) -> Result<Option<Learned>> {
         self.stop();
         let Some(book) = self.book.as_mut() else {
@@ -143,8 +145,11 @@ impl Session {
         let learned = self.worker.with_state(|search| {
             book.learn_game(start, &moves, &mut SearchValuer::new(search, level))
         })?;
-        if let Some(path) = &self.book_path {
-            crate::formats::book::save(book, path)?;
+        match &self.book_path {
+            Some(path) => crate::formats::book::save(book, path)?,
+            None => log::info!(
+                "learn: the shipped book is changed in memory only (--book FILE keeps what is learned)"
+            ),
         }
         Ok(Some(learned))
     }

@@ -352,3 +352,76 @@ fn gtp_genmove_answers_from_the_book() {
     gtp(&mut engine, "quit");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_shipped_book_plays_by_default_and_learns_in_memory() {
+    // GTP: the first move comes from the shipped book (the four first moves are worth the
+    // same there: the first in square order is played), a search's moves with --no-book.
+    let info = [("RUST_LOG", Some("info"))];
+    let mut engine = Engine::start_with_shipped_book(&["--gtp"]);
+    assert_eq!(gtp(&mut engine, "genmove b"), (true, "D3".to_string()));
+    let shipped = tsuru::book::shipped().unwrap();
+    let (success, reply) = gtp(&mut engine, "genmove w");
+    assert!(success);
+    assert_eq!(
+        reply,
+        shipped.moves(&after("d3")).unwrap()[0].square.to_string()
+    );
+    gtp(&mut engine, "quit");
+    let mut engine = Engine::start_with_env(&["--gtp", "--level", "1"], &info);
+    assert!(gtp(&mut engine, "genmove b").0);
+    gtp(&mut engine, "quit");
+    engine.wait_exit(TIMEOUT);
+    assert!(
+        !engine
+            .lines_of(Stream::Stderr)
+            .iter()
+            .any(|l| l.contains("from the book")),
+        "{:?}",
+        engine.lines_of(Stream::Stderr)
+    );
+
+    // NBoard: learn changes the engine's copy of the shipped book, and says no file is
+    // written.
+    let mut engine = Engine::start_with_shipped_book_and_env(&[], &info);
+    engine.send("nboard 2");
+    engine.send("set depth 2");
+    engine.send(&format!("set game {}", nboard_game(&ggf_moves(WIPEOUT))));
+    engine.send("learn");
+    engine.read_until(TIMEOUT, |l| l == "learned");
+    let before_last = &WIPEOUT[..WIPEOUT.len() - 2];
+    engine.send(&format!(
+        "set game {}",
+        nboard_game(&ggf_moves(before_last))
+    ));
+    engine.send("go");
+    let answer = engine.read_until(TIMEOUT, |l| l.starts_with("=== "));
+    assert_eq!(answer.last().unwrap(), "=== C5/+64.00/0.00");
+    engine.send("quit");
+    engine.wait_exit(TIMEOUT);
+    assert!(
+        engine
+            .lines_of(Stream::Stderr)
+            .iter()
+            .any(|l| l.contains("the shipped book is changed in memory only")),
+        "{:?}",
+        engine.lines_of(Stream::Stderr)
+    );
+
+    // The tool reads the shipped book without --book.
+    let stats = ok(&["book", "stats"]);
+    assert!(
+        stats.contains(&format!(
+            "file        shipped ({} bytes)",
+            tsuru::book::SHIPPED.len()
+        )),
+        "{stats}"
+    );
+    assert!(
+        stats.contains(&format!("positions   {}\n", shipped.len())),
+        "{stats}"
+    );
+    assert_eq!(ok(&["book", "export"]), file::to_text(&shipped));
+    let err = fails(&["book", "import", "x.txt"]);
+    assert!(err.contains("tsuru book import needs --book FILE"), "{err}");
+}

@@ -755,6 +755,8 @@ mod tests {
             session: Session::new(&Config {
                 level: Level::new(2).unwrap(),
                 hash_mb: 2,
+                // Searches, whatever book ships.
+                book: crate::config::BookSetting::Off,
                 ..Config::default()
             }),
             time: TimeControl::default(),
@@ -832,6 +834,8 @@ mod tests {
                 level: Level::new(60).unwrap(),
                 move_time: Some(0.25),
                 hash_mb: 2,
+                // Searches, whatever book ships.
+                book: crate::config::BookSetting::Off,
                 ..Config::default()
             }),
             time: TimeControl::default(),

@@ -1,4 +1,4 @@
-//! `tsuru book ACTION --book FILE ...`: build, learn into, look at, export and import the
+//! `tsuru book ACTION [--book FILE] ...`: build, learn into, look at, export and import the
 //! opening book ([`crate::book`], file format in [`crate::formats::book`]).
 //!
 //! - `build`: best-first expansion from the start (or from every line of `--openings`) of
@@ -10,6 +10,9 @@
 //! - `show`: the moves of a position (the start, or after a transcript) with values, game
 //!   counts and depths. `stats`: counts. `export`: the text form (to `--out` or stdout).
 //!   `import`: a text form made into the book file (replacing it).
+//!
+//! `show`, `stats` and `export` read the shipped book ([`crate::book::SHIPPED`]) when no
+//! `--book` is given; the actions that write (`build`, `learn`, `import`) need `--book`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -33,9 +36,14 @@ use crate::search::{Level, Search};
 pub const SPEC: ToolSpec = ToolSpec {
     name: "book",
     about: "build, learn into, show, export or import the opening book",
-    synopsis: "build|learn|show|stats|export|import --book FILE [ARG]...",
+    synopsis: "build|learn|show|stats|export|import [--book FILE] [ARG]...",
     options: &[
-        ToolOption::new("--book", "FILE", "the book file (every action)"),
+        ToolOption::new(
+            "--book",
+            "FILE",
+            "the book file: build, learn and import need one; show, stats and\n\
+             export read the shipped book without it",
+        ),
         ToolOption::new(
             "--openings",
             "FILE",
@@ -110,7 +118,8 @@ enum Action {
 #[derive(Clone, Debug)]
 struct Options {
     action: Action,
-    book: PathBuf,
+    /// The book file; `None` (show, stats and export only): the shipped book.
+    book: Option<PathBuf>,
     openings: Option<PathBuf>,
     level: Level,
     positions: u64,
@@ -170,12 +179,12 @@ fn parse(args: &[String]) -> Result<Options> {
             ACTIONS.join(", ")
         );
     };
-    let Some(book) = book else {
-        bail!(
-            "tsuru book {} needs --book FILE (usage: tsuru {usage})",
-            ACTIONS[action as usize]
-        );
-    };
+    let writes = matches!(action, Action::Build | Action::Learn | Action::Import);
+    ensure!(
+        book.is_some() || !writes,
+        "tsuru book {} needs --book FILE (usage: tsuru {usage})",
+        ACTIONS[action as usize]
+    );
     let level = u32::try_from(depth)
         .ok()
         .and_then(Level::new)
@@ -225,12 +234,28 @@ fn parse(args: &[String]) -> Result<Options> {
 pub fn run(args: &[String]) -> Result<()> {
     let options = parse(args)?;
     match options.action {
-        Action::Build => build(&options),
-        Action::Learn => learn(&options),
+        Action::Build => build(&options, written(&options)?),
+        Action::Learn => learn(&options, written(&options)?),
         Action::Show => show(&options),
         Action::Stats => stats(&options),
         Action::Export => export(&options),
-        Action::Import => import(&options),
+        Action::Import => import(&options, written(&options)?),
+    }
+}
+
+/// The file an action that writes the book writes (`parse` made sure there is one).
+fn written(options: &Options) -> Result<&Path> {
+    options
+        .book
+        .as_deref()
+        .context("this action needs --book FILE")
+}
+
+/// The book an action that only reads it reads: `--book`'s file, else the shipped book.
+fn read(options: &Options) -> Result<Book> {
+    match &options.book {
+        Some(path) => file::load(path),
+        None => crate::book::shipped(),
     }
 }
 
@@ -262,8 +287,8 @@ fn roots(openings: Option<&Path>) -> Result<Vec<(Board, Vec<Move>)>> {
         .collect()
 }
 
-fn build(options: &Options) -> Result<()> {
-    let mut book = open(&options.book)?;
+fn build(options: &Options, path: &Path) -> Result<()> {
+    let mut book = open(path)?;
     let roots = roots(options.openings.as_deref())?;
     let searches: Vec<Mutex<Search>> = (0..options.threads)
         .map(|_| Mutex::new(Search::new(options.hash_mb)))
@@ -303,7 +328,7 @@ fn build(options: &Options) -> Result<()> {
         }
         book.negamax();
         if saved.elapsed() >= SAVE_EVERY {
-            file::save(&book, &options.book)?;
+            file::save(&book, path)?;
             saved = Instant::now();
         }
         if shown.elapsed() < PROGRESS_EVERY {
@@ -321,7 +346,7 @@ fn build(options: &Options) -> Result<()> {
         );
     }
     eprintln!();
-    file::save(&book, &options.book)?;
+    file::save(&book, path)?;
     let seconds = started.elapsed().as_secs_f64();
     crate::outln!(
         "{} positions ({added} new) at depth {} in {seconds:.1} s: {:.2} new positions/s; {ended}",
@@ -358,8 +383,8 @@ fn games(path: &str) -> Result<Vec<(Board, Vec<Move>)>> {
         .collect()
 }
 
-fn learn(options: &Options) -> Result<()> {
-    let mut book = open(&options.book)?;
+fn learn(options: &Options, book_path: &Path) -> Result<()> {
+    let mut book = open(book_path)?;
     let mut search = Search::new(options.hash_mb);
     let (mut games_learned, mut added) = (0, 0);
     let started = Instant::now();
@@ -370,7 +395,7 @@ fn learn(options: &Options) -> Result<()> {
                 .learn_game(&start, &moves, &mut valuer)
                 .with_context(|| format!("{path}: game {}", index + 1))?;
             // Written after every game: a crash loses at most the game being added.
-            file::save(&book, &options.book)?;
+            file::save(&book, book_path)?;
             games_learned += 1;
             added += learned.added;
             eprint!("\rlearned {games_learned} games, {added} new positions   ");
@@ -386,7 +411,7 @@ fn learn(options: &Options) -> Result<()> {
 }
 
 fn show(options: &Options) -> Result<()> {
-    let book = file::load(&options.book)?;
+    let book = read(options)?;
     let mut board = Board::start();
     let transcript = options.rest.first().map_or("", String::as_str);
     notation::play_moves(&mut board, &notation::parse_transcript(transcript)?)?;
@@ -437,10 +462,15 @@ fn show(options: &Options) -> Result<()> {
 }
 
 fn stats(options: &Options) -> Result<()> {
-    let book = file::load(&options.book)?;
+    let book = read(options)?;
     let stats = book.stats();
-    let bytes = std::fs::metadata(&options.book).map_or(0, |m| m.len());
-    crate::outln!("file        {} ({bytes} bytes)", options.book.display())?;
+    match &options.book {
+        Some(path) => {
+            let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+            crate::outln!("file        {} ({bytes} bytes)", path.display())?;
+        }
+        None => crate::outln!("file        shipped ({} bytes)", crate::book::SHIPPED.len())?,
+    }
     crate::outln!("positions   {}", stats.positions)?;
     crate::outln!("book moves  {}", stats.links)?;
     crate::outln!("leaves      {}", stats.leaves)?;
@@ -463,7 +493,7 @@ fn stats(options: &Options) -> Result<()> {
 }
 
 fn export(options: &Options) -> Result<()> {
-    let text = file::to_text(&file::load(&options.book)?);
+    let text = file::to_text(&read(options)?);
     match &options.out {
         Some(path) => {
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
@@ -472,15 +502,15 @@ fn export(options: &Options) -> Result<()> {
     }
 }
 
-fn import(options: &Options) -> Result<()> {
+fn import(options: &Options, book_path: &Path) -> Result<()> {
     let path = &options.rest[0];
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
     let book = file::from_text(&text).with_context(|| format!("importing {path}"))?;
-    file::save(&book, &options.book)?;
+    file::save(&book, book_path)?;
     crate::outln!(
         "{} positions written to {}",
         book.len(),
-        options.book.display()
+        book_path.display()
     )?;
     Ok(())
 }
@@ -514,6 +544,8 @@ mod tests {
         );
         for bad in [
             &["build"][..],
+            &["import", "text"],
+            &["learn", "games.ggf"],
             &["frobnicate", "--book", "b"],
             &["build", "--book", "b", "--depth", "0"],
             &["learn", "--book", "b"],
@@ -522,6 +554,16 @@ mod tests {
         ] {
             assert!(parse(&words(bad)).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn the_reading_actions_default_to_the_shipped_book() {
+        for action in ["show", "stats", "export"] {
+            let options = parse(&words(&[action])).unwrap();
+            assert_eq!(options.book, None, "{action}");
+        }
+        let shipped = read(&parse(&words(&["stats"])).unwrap()).unwrap();
+        assert_eq!(shipped.len(), crate::book::shipped().unwrap().len());
     }
 
     #[test]
