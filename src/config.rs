@@ -23,6 +23,19 @@ pub const MAX_THREADS: usize = 512;
 /// (docs/results.md); `--threads N` asks for it.
 pub const DEFAULT_THREADS: usize = 1;
 
+/// Where the opening book comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BookSetting {
+    /// The book compiled into the binary ([`crate::book::SHIPPED`]; the default): NBoard's
+    /// `learn` changes only the engine's copy in memory, never a file.
+    Shipped,
+    /// No book (`--no-book`).
+    Off,
+    /// This file (`--book FILE`) instead of the shipped book; created by the first `learn`
+    /// when it does not exist yet, and rewritten by every `learn`.
+    File(std::path::PathBuf),
+}
+
 /// Settings given on the command line.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -40,6 +53,10 @@ pub struct Config {
     pub selectivity: Option<f32>,
     /// Search threads (default [`DEFAULT_THREADS`]).
     pub threads: usize,
+    /// The opening book.
+    pub book: BookSetting,
+    /// Book moves within this many discs of the best are chosen at random (0: the best).
+    pub book_randomness: crate::score::Discs,
     /// `--help` was given.
     pub help: bool,
     /// `--version` was given.
@@ -56,6 +73,8 @@ impl Default for Config {
             eval: crate::eval::EvalChoice::Shipped,
             selectivity: Some(crate::search::probcut::DEFAULT_CONFIDENCE),
             threads: DEFAULT_THREADS,
+            book: BookSetting::Shipped,
+            book_randomness: crate::score::Discs::ZERO,
             help: false,
             version: false,
         }
@@ -186,6 +205,41 @@ pub const OPTIONS: &[OptionSpec] = &[
         },
     },
     OptionSpec {
+        names: &["--book"],
+        value: Some("FILE"),
+        help: "opening book to play from and learn into instead of the shipped one (checked at start-up; a missing file is created by NBoard's learn)",
+        apply: |c, v| {
+            let path = std::path::PathBuf::from(v);
+            if path.exists() {
+                crate::formats::book::load(&path)?;
+            }
+            c.book = BookSetting::File(path);
+            Ok(())
+        },
+    },
+    OptionSpec {
+        names: &["--no-book"],
+        value: None,
+        help: "play without an opening book (not even the shipped one)",
+        apply: |c, _| {
+            c.book = BookSetting::Off;
+            Ok(())
+        },
+    },
+    OptionSpec {
+        names: &["--book-randomness"],
+        value: Some("R"),
+        help: "choose at random among book moves within R discs of the best (default 0: the best)",
+        apply: |c, v| {
+            let discs: i32 = number(v, "the book randomness")?;
+            if !(0..=64).contains(&discs) {
+                bail!("the book randomness must be from 0 to 64 discs");
+            }
+            c.book_randomness = crate::score::Discs(discs);
+            Ok(())
+        },
+    },
+    OptionSpec {
         names: &["--help", "-h"],
         value: None,
         help: "print this help and exit",
@@ -275,6 +329,14 @@ mod tests {
             Level::new(3).unwrap()
         );
         assert_eq!(Config::parse::<&str>(&[]).unwrap(), Config::default());
+        let book =
+            Config::parse(&["--book", "/nonexistent/x.book", "--book-randomness", "2"]).unwrap();
+        assert_eq!(book.book, BookSetting::File("/nonexistent/x.book".into()));
+        assert_eq!(book.book_randomness, crate::score::Discs(2));
+        assert_eq!(
+            Config::parse(&["--no-book"]).unwrap().book,
+            BookSetting::Off
+        );
     }
 
     #[test]
@@ -287,6 +349,9 @@ mod tests {
             &["--move-time", "nan"],
             &["--frobnicate"],
             &["--gtp=1"],
+            &["--book-randomness", "-1"],
+            &["--book-randomness", "65"],
+            &["--book", "Cargo.toml"],
         ] {
             assert!(Config::parse(bad).is_err(), "{bad:?}");
         }

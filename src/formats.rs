@@ -1,13 +1,15 @@
 //! Every file format tsuru reads or writes, parsed at the edge into plain records of engine
-//! types: GGF game records ([`ggf`]), OBF test positions ([`obf`]), opening lists
-//! ([`openings`]), validation files ([`validation`]), weights files ([`weights`]), self-play
-//! files ([`selfplay`]), positions files ([`positions`]), search-value caches
-//! ([`search_cache`]) and match records ([`match_record`]). A format module knows the layout
-//! (header, version, checksum, line shape) and nothing of what the records are for: the
-//! evaluation, training and the referee keep that logic and use the engine's public types
-//! only. (The ProbCut statistics files are the exception: `search::probcut` reads them into
-//! its tables, and `tsuru probcut` writes them.)
+//! types: the opening book and its text form ([`book`]), GGF game records ([`ggf`]), OBF test
+//! positions ([`obf`]), opening lists ([`openings`]), validation files ([`validation`]),
+//! weights files ([`weights`]), self-play files ([`selfplay`]), positions files
+//! ([`positions`]), search-value caches ([`search_cache`]) and match records
+//! ([`match_record`]). A format module knows the layout (header, version, checksum, line
+//! shape) and nothing of what the records are for: the evaluation, training and the referee
+//! keep that logic and use the engine's public types only. (The ProbCut statistics files are
+//! the exception: `search::probcut` reads them into its tables, and `tsuru probcut` writes
+//! them.)
 
+pub mod book;
 pub mod ggf;
 pub mod match_record;
 pub mod obf;

@@ -18,6 +18,7 @@
 //! uses it only through its public interface.
 
 pub mod board;
+pub mod book;
 pub mod cli;
 pub mod config;
 pub mod eval;

@@ -68,6 +68,10 @@ const SUBCOMMANDS: &[Subcommand] = &[
         run: tools::datagen::run,
     },
     Subcommand {
+        spec: &tools::book::SPEC,
+        run: tools::book::run,
+    },
+    Subcommand {
         spec: &tools::probcut::SPEC,
         run: tools::probcut::run,
     },

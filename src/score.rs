@@ -98,6 +98,12 @@ impl Score {
     pub fn ceil_discs(self) -> Discs {
         Discs((self.0 + UNITS_PER_DISC - 1).div_euclid(UNITS_PER_DISC))
     }
+
+    /// Clamped into the range of real scores (`-MAX..=MAX`): an evaluation past it (a
+    /// midgame value) becomes a possible final score.
+    pub fn clamped(self) -> Score {
+        Score(self.0.clamp(-Score::MAX.0, Score::MAX.0))
+    }
 }
 
 impl std::ops::Neg for Score {
@@ -153,6 +159,9 @@ mod tests {
             "+12/+0/-3"
         );
         assert_eq!(Score(250).discs(), 2.5);
+        assert_eq!(Score(9000).clamped(), Score::MAX);
+        assert_eq!(Score(-9000).clamped(), -Score::MAX);
+        assert_eq!(Score(-250).clamped(), Score(-250));
         assert_eq!(-Score(5), Score(-5));
     }
 }

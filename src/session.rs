@@ -13,13 +13,22 @@ use std::sync::atomic::Ordering;
 
 use anyhow::{bail, Result};
 
-use crate::board::{Board, Color};
-use crate::config::Config;
+use crate::board::{Board, Color, Move, Square};
+use crate::book::learn::{Learned, SearchValuer};
+use crate::book::{Book, BookChoice};
+use crate::config::{BookSetting, Config};
 use crate::formats::ggf::{GgfGame, GgfMove};
+use crate::rng::Rng;
+use crate::score::Discs;
 use crate::score::Score;
 use crate::search::time::{saturating_seconds, Clock};
 use crate::search::{Level, Search, SearchInfo, SearchLimits, SearchResult, TimeBudget};
 use worker::Worker;
+
+/// The deepest level NBoard's `learn` values new positions at, whatever the game's level:
+/// a 60-move game new to the book took 1 s of CPU at level 12 (0.3 s at level 10) on the
+/// development machine, well within the time NBoard waits for `learned`.
+pub const LEARN_MAX_LEVEL: u32 = 12;
 
 /// A game, its settings and the search thread.
 pub struct Session {
@@ -28,6 +37,40 @@ pub struct Session {
     contempt: i32,
     move_time: Option<f64>,
     worker: Worker<Search>,
+    /// The opening book, if any, and the file `learn` writes it to.
+    book: Option<Book>,
+    book_path: Option<std::path::PathBuf>,
+    book_randomness: Discs,
+    rng: Rng,
+}
+
+/// The book a configuration asks for and the file `learn` writes it to: `(None, None)`
+/// without a book, no file for the shipped book. A book that cannot be read is logged and
+/// left alone (never overwritten); the engine then plays without one.
+fn open_book(setting: &BookSetting) -> (Option<Book>, Option<std::path::PathBuf>) {
+    let path = match setting {
+        BookSetting::Off => return (None, None),
+        BookSetting::Shipped => {
+            return match crate::book::shipped() {
+                Ok(book) => (Some(book), None),
+                Err(err) => {
+                    log::error!("{err:#}; playing without a book");
+                    (None, None)
+                }
+            };
+        }
+        BookSetting::File(path) => path.clone(),
+    };
+    if !path.exists() {
+        return (Some(Book::new()), Some(path));
+    }
+    match crate::formats::book::load(&path) {
+        Ok(book) => (Some(book), Some(path)),
+        Err(err) => {
+            log::error!("{err:#}; playing without a book");
+            (None, None)
+        }
+    }
 }
 
 impl Session {
@@ -41,13 +84,74 @@ impl Session {
             Ok(eval) => search.set_evaluation(eval),
             Err(err) => log::error!("evaluation: {err:#}; using the shipped weights"),
         }
+        let (book, book_path) = open_book(&config.book);
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
         Session {
             game: GgfGame::default(),
             level: config.level,
             contempt: 0,
             move_time: config.move_time,
             worker: Worker::new(search),
+            book,
+            book_path,
+            book_randomness: config.book_randomness,
+            rng: Rng::new(seed),
         }
+    }
+
+    /// The moves the book knows in the current position, best first; `None` without a book,
+    /// out of it, or when the game is over.
+    pub fn book_moves(&self) -> Option<Vec<BookChoice>> {
+        let board = self.board();
+        if board.is_game_over() {
+            return None;
+        }
+        self.book.as_ref()?.moves(board)
+    }
+
+    /// The book's move in the current position (within `--book-randomness` of the best,
+    /// draws valued by the contempt), or `None`.
+    pub fn book_move(&mut self) -> Option<BookChoice> {
+        let board = self.game.board();
+        if board.is_game_over() {
+            return None;
+        }
+        let book = self.book.as_ref()?;
+        book.choose(board, self.book_randomness, self.contempt, &mut self.rng)
+    }
+
+    /// The book's line from the current position starting with `first`.
+    pub fn book_line(&self, first: Square) -> Vec<Move> {
+        match &self.book {
+            Some(book) => book.line(self.board(), first),
+            None => vec![Move::Play(first)],
+        }
+    }
+
+    /// Adds the game so far to the book, valuing new positions at the level (at most
+    /// [`LEARN_MAX_LEVEL`]), and writes the book file (`--book FILE`; the shipped book is
+    /// changed in memory only, for the rest of the session); `None` without a book. On error
+    /// the book is unchanged.
+    pub fn learn(&mut self) -> Result<Option<Learned>> {
+        self.stop();
+        let Some(book) = self.book.as_mut() else {
+            return Ok(None);
+        };
+        let level = Level::new(self.level.depth().min(LEARN_MAX_LEVEL)).unwrap_or(Level::DEFAULT);
+        let moves: Vec<Move> = self.game.moves().iter().map(|m| m.mv).collect();
+        let start = self.game.start();
+        let learned = self.worker.with_state(|search| {
+            book.learn_game(start, &moves, &mut SearchValuer::new(search, level))
+        })?;
+        match &self.book_path {
+            Some(path) => crate::formats::book::save(book, path)?,
+            None => log::info!(
+                "learn: the shipped book is changed in memory only (--book FILE keeps what is learned)"
+            ),
+        }
+        Ok(Some(learned))
     }
 
     /// The game so far.

@@ -79,7 +79,7 @@ fn assert_ends_quietly(child: &mut Child, what: &str) {
 fn help_lists_every_subcommand() {
     let names = subcommands();
     for expected in [
-        "perft", "solve", "bench", "match", "train", "datagen", "probcut",
+        "perft", "solve", "bench", "match", "train", "datagen", "book", "probcut",
     ] {
         assert!(
             names.iter().any(|n| n == expected),

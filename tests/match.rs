@@ -161,8 +161,8 @@ fn check_table(stdout: &str, a: &str, b: &str, games: usize, played: &[Played]) 
 #[test]
 fn tsuru_against_itself_over_gtp_and_nboard() {
     let dir = out_dir("self");
-    let gtp_engine = format!("gtp={TSURU} --gtp --depth 1");
-    let nboard_engine = format!("nboard={TSURU}");
+    let gtp_engine = format!("gtp={TSURU} --no-book --gtp --depth 1");
+    let nboard_engine = format!("nboard={TSURU} --no-book");
     let output = run_match(
         &dir,
         &[
@@ -221,8 +221,8 @@ fn clocks_over_both_protocols() {
     ] {
         let dir = out_dir(name);
         let flag = if protocol == "gtp" { " --gtp" } else { "" };
-        let first = format!("one={TSURU}{flag}");
-        let second = format!("two={TSURU}{flag}");
+        let first = format!("one={TSURU} --no-book{flag}");
+        let second = format!("two={TSURU} --no-book{flag}");
         let protocol_one = format!("one={protocol}");
         let protocol_two = format!("two={protocol}");
         let output = run_match(
@@ -288,7 +288,7 @@ fn tsuru_against_grhino_over_gtp() {
         return;
     }
     let dir = out_dir("grhino");
-    let tsuru = format!("tsuru={TSURU} --gtp --level 2");
+    let tsuru = format!("tsuru={TSURU} --no-book --gtp --level 2");
     let grhino = format!("grhino={GRHINO} -l 1");
     let output = run_match(
         &dir,
@@ -323,7 +323,7 @@ fn faulty_engines_lose_with_the_reason_and_the_match_goes_on() {
     ] {
         let dir = out_dir(mode);
         let fake = format!("fake=bash {FAULTY} {mode}");
-        let tsuru = format!("tsuru={TSURU} --gtp --depth 1");
+        let tsuru = format!("tsuru={TSURU} --no-book --gtp --depth 1");
         let output = run_match(
             &dir,
             &[
@@ -369,8 +369,8 @@ fn faulty_engines_lose_with_the_reason_and_the_match_goes_on() {
 fn an_interrupted_match_resumes_where_it_stopped() {
     // Depth-1 tsuru is deterministic, so a match cut after two games and resumed must end
     // with the same games and the same table as one played straight through.
-    let gtp_engine = format!("gtp={TSURU} --gtp --depth 1");
-    let nboard_engine = format!("nboard={TSURU} --depth 1");
+    let gtp_engine = format!("gtp={TSURU} --no-book --gtp --depth 1");
+    let nboard_engine = format!("nboard={TSURU} --no-book --depth 1");
     let args = [
         "--engine",
         &gtp_engine,
@@ -428,7 +428,7 @@ fn an_interrupted_match_resumes_where_it_stopped() {
         "{}",
         text(&output.stderr)
     );
-    let renamed = format!("other={TSURU} --depth 1");
+    let renamed = format!("other={TSURU} --no-book --depth 1");
     let mut other_engine = resumed_args.clone();
     other_engine[3] = &renamed;
     let output = run_match(&cut, &other_engine);
@@ -445,7 +445,7 @@ fn an_interrupted_match_resumes_where_it_stopped() {
 fn forfeits_survive_a_resumed_match() {
     let dir = out_dir("resume-forfeit");
     let fake = format!("fake=bash {FAULTY} illegal");
-    let tsuru = format!("tsuru={TSURU} --gtp --depth 1");
+    let tsuru = format!("tsuru={TSURU} --no-book --gtp --depth 1");
     let mut args = vec!["--engine", &fake, "--engine", &tsuru, "--games", "2"];
     let output = run_match(&dir, &args);
     assert!(output.status.success(), "{}", text(&output.stderr));
@@ -484,7 +484,7 @@ fn an_sprt_match_stops_at_a_bound() {
     // 2.929162 for k = 7 and 3.347539 for k = 8, so H1 is accepted after 16 games of the 100
     // allowed; with the fake first, k pairs lost twice give -2.933441 for k = 4 and -3.666356
     // for k = 5, so H0 is accepted after 10 games.
-    let tsuru = format!("tsuru={TSURU} --gtp --depth 1");
+    let tsuru = format!("tsuru={TSURU} --no-book --gtp --depth 1");
     let fake = format!("fake=bash {FAULTY} illegal");
     for (first, second, games, llr, verdict, pentanomial) in [
         (&tsuru, &fake, 16, 3.35, "H1 accepted", "0 0 0 0 8"),
@@ -539,7 +539,7 @@ fn an_sprt_match_with_games_in_flight_completes_its_pairs() {
     // one more pair, which is finished rather than left half played (LLR 3.765917 for 9 pairs
     // won twice, in a separate calculation).
     let dir = out_dir("sprt-concurrent");
-    let tsuru = format!("tsuru={TSURU} --gtp --depth 1");
+    let tsuru = format!("tsuru={TSURU} --no-book --gtp --depth 1");
     let fake = format!("fake=bash {FAULTY} illegal");
     let output = run_match(
         &dir,
@@ -576,7 +576,7 @@ fn an_sprt_match_with_games_in_flight_completes_its_pairs() {
 
 #[test]
 fn a_resumed_sprt_match_recomputes_the_test_from_its_games() {
-    let tsuru = format!("tsuru={TSURU} --gtp --depth 1");
+    let tsuru = format!("tsuru={TSURU} --no-book --gtp --depth 1");
     let fake = format!("fake=bash {FAULTY} illegal");
     let args = ["--engine", &tsuru, "--engine", &fake, "--sprt", "0,200"];
     let straight_dir = out_dir("sprt-straight");
@@ -662,8 +662,8 @@ fn bad_arguments_and_engines_that_cannot_start_are_errors() {
 #[ignore]
 fn patterns_beat_evaluation_v1_at_depth_4() {
     let dir = out_dir("patterns-v1");
-    let patterns = format!("patterns={TSURU} --gtp --depth 4");
-    let v1 = format!("v1={TSURU} --gtp --depth 4 --eval v1");
+    let patterns = format!("patterns={TSURU} --no-book --gtp --depth 4");
+    let v1 = format!("v1={TSURU} --no-book --gtp --depth 4 --eval v1");
     let output = run_match(
         &dir,
         &[

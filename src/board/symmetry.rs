@@ -39,10 +39,43 @@ impl Symmetry {
         Square::from_coords(col, row).expect("symmetry keeps squares on the board")
     }
 
-    /// The image of a bitboard.
-    pub fn apply_bits(self, bits: u64) -> u64 {
-        super::bits::squares(bits).fold(0, |acc, sq| acc | self.apply(sq).bit())
+    /// The symmetry that undoes this one: `s.inverse().apply(s.apply(x)) == x` for every
+    /// square (each symmetry is its own inverse except the two quarter turns, which swap).
+    pub fn inverse(self) -> Symmetry {
+        // Two squares off every axis and diagonal, whose images fix the symmetry.
+        let probes = [Square::ALL[1], Square::ALL[2]];
+        *Symmetry::ALL
+            .iter()
+            .find(|t| probes.iter().all(|&sq| t.apply(self.apply(sq)) == sq))
+            .expect("the eight symmetries form a group")
     }
+
+    /// The image of a bitboard: the same as mapping every square with [`Symmetry::apply`],
+    /// in a few word operations (the book takes eight images of every position it meets).
+    pub fn apply_bits(self, mut bits: u64) -> u64 {
+        if self.0 & 4 != 0 {
+            bits = transpose(bits);
+        }
+        if self.0 & 1 != 0 {
+            // Reversing all 64 bits mirrors both ways; reversing the bytes back undoes the rows.
+            bits = bits.reverse_bits().swap_bytes();
+        }
+        if self.0 & 2 != 0 {
+            bits = bits.swap_bytes();
+        }
+        bits
+    }
+}
+
+/// Swaps columns and rows (square `col + 8 row` goes to `row + 8 col`): three delta swaps,
+/// of 4x4 blocks, then 2x2, then single squares.
+fn transpose(mut x: u64) -> u64 {
+    let t = 0x0f0f_0f0f_0000_0000 & (x ^ (x << 28));
+    x ^= t ^ (t >> 28);
+    let t = 0x3333_0000_3333_0000 & (x ^ (x << 14));
+    x ^= t ^ (t >> 14);
+    let t = 0x5500_5500_5500_5500 & (x ^ (x << 7));
+    x ^ t ^ (t >> 7)
 }
 
 #[cfg(test)]
@@ -64,6 +97,11 @@ mod tests {
             assert_eq!(s.apply_bits(u64::MAX), u64::MAX);
             let corners = 1 | (1 << 7) | (1 << 56) | (1 << 63);
             assert_eq!(s.apply_bits(corners), corners);
+            for square in Square::ALL {
+                assert_eq!(s.apply_bits(square.bit()), s.apply(square).bit(), "{s:?}");
+                assert_eq!(s.inverse().apply(s.apply(square)), square);
+                assert_eq!(s.apply(s.inverse().apply(square)), square);
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
-//! Command-line tools beside the engine: `solve` (endgame test suites), `bench`, `match`
+//! Command-line tools beside the engine: `book` (the opening book), `solve` (endgame test
+//! suites), `bench`, `match`
 //! (engine-versus-engine games), `train` (fitting the pattern evaluation), `datagen`
 //! (self-play games for training), `probcut` (measuring the selective search's
 //! statistics) and `decided` (where a match's games were decided).
@@ -10,6 +11,7 @@
 //! `--help` is answered by the binary, from the spec, before a tool runs.
 
 pub mod bench;
+pub mod book;
 pub mod datagen;
 pub mod decided;
 pub mod match_cli;

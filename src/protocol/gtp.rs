@@ -485,6 +485,20 @@ impl Gtp {
             let reply = finish_move(&mut self.session, Move::Pass, commit, inserted);
             return Ok(Outcome::Reply(format_reply(&id, reply)));
         }
+        if let Some(choice) = self.session.book_move() {
+            log::info!(
+                "genmove {color}: {} from the book ({:+})",
+                choice.square,
+                choice.value
+            );
+            let reply = finish_move(
+                &mut self.session,
+                Move::Play(choice.square),
+                commit,
+                inserted,
+            );
+            return Ok(Outcome::Reply(format_reply(&id, reply)));
+        }
         let limits = self.move_limits(color);
         let (sender, result) = mpsc::channel();
         let started = Instant::now();
@@ -741,6 +755,8 @@ mod tests {
             session: Session::new(&Config {
                 level: Level::new(2).unwrap(),
                 hash_mb: 2,
+                // Searches, whatever book ships.
+                book: crate::config::BookSetting::Off,
                 ..Config::default()
             }),
             time: TimeControl::default(),
@@ -818,6 +834,8 @@ mod tests {
                 level: Level::new(60).unwrap(),
                 move_time: Some(0.25),
                 hash_mb: 2,
+                // Searches, whatever book ships.
+                book: crate::config::BookSetting::Off,
                 ..Config::default()
             }),
             time: TimeControl::default(),

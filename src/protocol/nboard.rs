@@ -13,6 +13,7 @@ use super::input::Input;
 use super::output::Output;
 use super::InputQueue;
 use crate::board::Move;
+use crate::book::BookChoice;
 use crate::config::Config;
 use crate::formats::ggf::{parse_move_token, GgfGame};
 use crate::score::Score;
@@ -81,7 +82,15 @@ fn handle(session: &mut Session, line: &str, out: &Output) -> Result<Flow> {
             hint(session, n.max(1), out);
         }
         "go" => go(session, out),
-        "learn" => out.line("learned"),
+        "learn" => {
+            // NBoard waits for `learned` whatever happens; a failure is only logged.
+            match session.learn() {
+                Ok(Some(learned)) => log::info!("learned: {learned:?}"),
+                Ok(None) => log::info!("learn: no book"),
+                Err(err) => log::error!("learn: {err:#}"),
+            }
+            out.line("learned");
+        }
         "analyze" => analyze(session, out),
         "quit" => return Ok(Flow::Quit),
         // Protocol version 1 sends a bare move.
@@ -129,25 +138,59 @@ fn search_line(line: &PvLine, depth: Depth) -> String {
     format!("search {} {} 0 {}", pv_token(&line.pv), line.score, depth)
 }
 
+/// A `book` line: the move's book line as the PV, its value, the games through it and the
+/// depth of the search beneath it.
+fn book_line(session: &Session, choice: &BookChoice) -> String {
+    format!(
+        "book {} {} {} {}",
+        pv_token(&session.book_line(choice.square)),
+        Score::from_discs(choice.value),
+        choice.games,
+        choice.depth
+    )
+}
+
 fn nodestats(nodes: u64, seconds: f64) -> String {
     format!("nodestats {nodes} {seconds:.3}")
 }
 
-/// `hint n`: the best `n` moves after every iteration, up to the level's depth or a solve.
+/// `hint n`: the book's moves first (`book` lines), then the best `n` moves outside the
+/// book after every iteration, up to the level's depth or a solve.
 fn hint(session: &mut Session, n: usize, out: &Output) {
     let board = session.board();
     if board.is_game_over() {
         out.line("status game over");
         return;
     }
-    let limits = session.analysis_limits(n);
+    let legal = board.legal_moves();
+    let links: Vec<BookChoice> = session
+        .book_moves()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|c| c.in_book)
+        .collect();
     out.line("status Analyzing");
+    for choice in &links {
+        out.line(&book_line(session, choice));
+    }
+    let in_book = links.iter().fold(0u64, |bits, c| bits | c.square.bit());
+    if legal != 0 && legal & !in_book == 0 {
+        out.line("status");
+        return;
+    }
+    // Search lines for book moves would replace their book lines in NBoard: ask for enough
+    // lines that `n` moves outside the book are reported, and print only those.
+    let limits = session.analysis_limits(n + links.len());
     let info_out = out.clone();
     let done_out = out.clone();
     session.start_search(
         limits,
         move |info: &SearchInfo| {
-            for line in &info.lines {
+            let outside = info
+                .lines
+                .iter()
+                .filter(|line| line.mv.square().is_none_or(|sq| in_book & sq.bit() == 0));
+            for line in outside.take(n) {
                 info_out.line(&search_line(line, info.depth));
             }
         },
@@ -158,7 +201,8 @@ fn hint(session: &mut Session, n: usize, out: &Output) {
     );
 }
 
-/// `go`: choose a move within the level and the clock; reported, not played.
+/// `go`: the book's move at once in a book position, else choose a move within the level
+/// and the clock; reported, not played.
 fn go(session: &mut Session, out: &Output) {
     let board = session.board();
     if board.is_game_over() {
@@ -167,6 +211,14 @@ fn go(session: &mut Session, out: &Output) {
     }
     if board.must_pass() {
         out.line("=== PA");
+        return;
+    }
+    if let Some(choice) = session.book_move() {
+        out.line(&format!(
+            "=== {}/{}/0.00",
+            choice.square,
+            Score::from_discs(choice.value)
+        ));
         return;
     }
     let limits = session.move_limits(None);

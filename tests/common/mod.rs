@@ -46,16 +46,44 @@ pub const GRHINO: &str = "/usr/games/gtp-rhino";
 pub const START_BO: &str =
     "BO[8 ---------------------------O*------*O--------------------------- *]";
 
+/// The engine's arguments as the tests give them: `--no-book` first unless `args` name a
+/// book (`--book FILE`, `--no-book`), so that a test that expects a search from the start
+/// gets one whatever book ships.
+pub fn without_shipped_book<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    let names_a_book = args.iter().any(|a| *a == "--book" || *a == "--no-book");
+    let mut all = if names_a_book {
+        vec![]
+    } else {
+        vec!["--no-book"]
+    };
+    all.extend_from_slice(args);
+    all
+}
+
 impl Engine {
-    /// Starts the engine with `args`.
+    /// Starts the engine with `args`, without the shipped book unless they name a book
+    /// ([`without_shipped_book`]).
     pub fn start(args: &[&str]) -> Engine {
-        Engine::start_program(TSURU, args)
+        Engine::spawn(TSURU, &without_shipped_book(args), &[])
     }
 
-    /// Starts the engine with `args` and environment changes: `(NAME, Some(value))` sets a
-    /// variable, `(NAME, None)` removes it (e.g. `RUST_LOG`).
-    pub fn start_with_env(args: &[&str], env: &[(&str, Option<&str>)]) -> Engine {
+    /// Starts the engine with exactly `args`: with the shipped book unless they say
+    /// otherwise.
+    pub fn start_with_shipped_book(args: &[&str]) -> Engine {
+        Engine::spawn(TSURU, args, &[])
+    }
+
+    /// Starts the engine with exactly `args` and environment changes (see
+    /// [`Engine::start_with_env`]).
+    pub fn start_with_shipped_book_and_env(args: &[&str], env: &[(&str, Option<&str>)]) -> Engine {
         Engine::spawn(TSURU, args, env)
+    }
+
+    /// Starts the engine with `args` (without the shipped book, as [`Engine::start`]) and
+    /// environment changes: `(NAME, Some(value))` sets a variable, `(NAME, None)` removes it
+    /// (e.g. `RUST_LOG`).
+    pub fn start_with_env(args: &[&str], env: &[(&str, Option<&str>)]) -> Engine {
+        Engine::spawn(TSURU, &without_shipped_book(args), env)
     }
 
     /// Starts any program speaking over stdin/stdout (e.g. a peer engine).

@@ -142,7 +142,7 @@ pub fn run(args: &[String]) -> Result<()> {
 }
 
 /// The `(;...;)` records of a GGF file, in order.
-fn records(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn records(text: &str) -> impl Iterator<Item = &str> {
     let mut rest = text;
     std::iter::from_fn(move || {
         let start = rest.find("(;")?;

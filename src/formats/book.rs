@@ -1,0 +1,448 @@
+//! The opening book's files: a compact binary file with a version and a checksum, written
+//! crash-safely, and a plain-text form with one line per position.
+//!
+//! Binary, all numbers little-endian:
+//!
+//! ```text
+//! "TSURUBK\0"  magic, 8 bytes
+//! u16          version (1)
+//! u32          number of positions
+//! per position, in key order:
+//!   u64 u64    the canonical key: side to move's discs, opponent's discs
+//!   u32 u32 u32  games won, drawn, lost by the side to move
+//!   u8         depth of the search that valued the leaf
+//!   u8 i8      leaf square (0-63, 255: none) and value in discs
+//!   u8         number of links, then per link: u8 square, i8 value
+//! u64          FNV-1a hash of every byte before it
+//! ```
+//!
+//! A book is written to `FILE.tmp`, flushed to the disk and renamed over `FILE`, so a crash
+//! while a game is being added leaves the previous book whole (at most that game is lost).
+//!
+//! Text (`tsuru book export`): a header line `# tsuru book 1`, then per position, in key
+//! order: the 64 squares a1..h8 seen from the side to move (`X` its discs, `O` the
+//! opponent's, `-` empty), wins, draws, losses, depth, the leaf (`c4:-3` or `-`) and the links
+//! (`d3:+1,f5:-2` or `-`). Export then import gives back the same book, byte for byte.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, ensure, Context, Result};
+
+use crate::board::Square;
+use crate::book::{Book, BookMove, Entry, Games, Key};
+use crate::score::Discs;
+
+/// The binary file's first bytes.
+pub const MAGIC: &[u8; 8] = b"TSURUBK\0";
+
+/// The version this code writes and reads.
+pub const VERSION: u16 = 1;
+
+/// The text form's header line.
+pub const TEXT_HEADER: &str = "# tsuru book 1";
+
+/// FNV-1a, 64 bits: cheap, and any change of a byte changes it.
+fn checksum(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The binary form of a book.
+pub fn to_bytes(book: &Book) -> Vec<u8> {
+    let entries = book.sorted();
+    let mut out = Vec::with_capacity(16 + entries.len() * 40);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+    for (key, entry) in entries {
+        out.extend_from_slice(&key.player.to_le_bytes());
+        out.extend_from_slice(&key.opponent.to_le_bytes());
+        for count in [entry.games.wins, entry.games.draws, entry.games.losses] {
+            out.extend_from_slice(&count.to_le_bytes());
+        }
+        out.push(entry.depth);
+        match entry.leaf {
+            Some(leaf) => {
+                out.extend_from_slice(&[leaf.square.index() as u8, leaf.value.0 as i8 as u8])
+            }
+            None => out.extend_from_slice(&[255, 0]),
+        }
+        out.push(entry.links.len() as u8);
+        for link in &entry.links {
+            out.extend_from_slice(&[link.square.index() as u8, link.value.0 as i8 as u8]);
+        }
+    }
+    let sum = checksum(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// Reads bytes in order; running out is the "truncated" error.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&end| end <= self.bytes.len());
+        let Some(end) = end else {
+            bail!(
+                "the book file is truncated (it ends at byte {})",
+                self.bytes.len()
+            );
+        };
+        let slice = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(slice)
+    }
+
+    fn u8(&mut self) -> Result<u8> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn u32(&mut self) -> Result<u32> {
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+
+    fn u64(&mut self) -> Result<u64> {
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
+    }
+
+    fn book_move(&mut self) -> Result<Option<BookMove>> {
+        let (square, value) = (self.u8()?, self.u8()? as i8);
+        if square == 255 {
+            return Ok(None);
+        }
+        let square = Square::new(square as usize)
+            .with_context(|| format!("square number {square} is off the board"))?;
+        Ok(Some(BookMove {
+            square,
+            value: Discs(i32::from(value)),
+        }))
+    }
+}
+
+/// A book from its binary form; a clear error when the bytes are not a whole, unchanged
+/// book of this version (truncated, corrupted, or another file altogether).
+pub fn from_bytes(bytes: &[u8]) -> Result<Book> {
+    ensure!(
+        bytes.len() >= MAGIC.len() && &bytes[..MAGIC.len()] == MAGIC,
+        "not a tsuru book file (it does not start with the book's magic bytes)"
+    );
+    ensure!(
+        bytes.len() >= MAGIC.len() + 2 + 4 + 8,
+        "the book file is truncated ({} bytes)",
+        bytes.len()
+    );
+    let version = u16::from_le_bytes([bytes[8], bytes[9]]);
+    ensure!(
+        version == VERSION,
+        "book file version {version} is not supported (this tsuru reads version {VERSION})"
+    );
+    let mut reader = Reader { bytes, at: 10 };
+    let count = reader.u32()?;
+    // The smallest position takes 33 bytes: a larger count can only be a damaged file.
+    ensure!(
+        (count as usize).saturating_mul(33) <= bytes.len(),
+        "the book file is truncated or corrupted (it claims {count} positions in {} bytes)",
+        bytes.len()
+    );
+    let mut entries = Vec::with_capacity(count as usize);
+    for index in 0..count {
+        let read = |reader: &mut Reader| -> Result<(Key, Entry)> {
+            let key = Key {
+                player: reader.u64()?,
+                opponent: reader.u64()?,
+            };
+            let games = Games {
+                wins: reader.u32()?,
+                draws: reader.u32()?,
+                losses: reader.u32()?,
+            };
+            let depth = reader.u8()?;
+            let leaf = reader.book_move()?;
+            let links = (0..reader.u8()?)
+                .map(|_| {
+                    reader
+                        .book_move()?
+                        .context("a book move has no square (255)")
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok((
+                key,
+                Entry {
+                    links,
+                    leaf,
+                    games,
+                    depth,
+                },
+            ))
+        };
+        entries.push(read(&mut reader).with_context(|| format!("book position {}", index + 1))?);
+    }
+    let body = reader.at;
+    let stored = reader
+        .u64()
+        .context("the book file is truncated (no checksum)")?;
+    ensure!(
+        reader.at == bytes.len(),
+        "the book file is corrupted ({} bytes after its end)",
+        bytes.len() - reader.at
+    );
+    ensure!(
+        checksum(&bytes[..body]) == stored,
+        "the book file is corrupted (its checksum does not match)"
+    );
+    let mut book = Book::new();
+    for (index, (key, entry)) in entries.into_iter().enumerate() {
+        book.insert_checked(key, entry)
+            .with_context(|| format!("the book file is corrupted at position {}", index + 1))?;
+    }
+    Ok(book)
+}
+
+/// Reads a book file.
+pub fn load(path: &Path) -> Result<Book> {
+    let bytes = fs::read(path).with_context(|| format!("reading the book {}", path.display()))?;
+    from_bytes(&bytes).with_context(|| format!("reading the book {}", path.display()))
+}
+
+/// The temporary file a book is written to before it replaces `path`.
+pub fn temp_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    path.with_file_name(name)
+}
+
+/// Writes a book crash-safely: to [`temp_path`], flushed to the disk, then renamed over
+/// `path` (and the folder flushed), so `path` always holds a whole book, old or new.
+pub fn save(book: &Book, path: &Path) -> Result<()> {
+    let temp = temp_path(path);
+    let write = || -> Result<()> {
+        let mut file = File::create(&temp)?;
+        file.write_all(&to_bytes(book))?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&temp, path)?;
+        // The rename itself is on the disk only once the folder is; not every system lets
+        // a folder be opened for that, and the book is whole either way.
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if let Ok(dir) = File::open(dir) {
+                let _ = dir.sync_all();
+            }
+        }
+        Ok(())
+    };
+    write().with_context(|| format!("writing the book {}", path.display()))
+}
+
+fn text_move(m: &BookMove) -> String {
+    format!("{}:{:+}", m.square.lower(), m.value.0)
+}
+
+/// The text form: [`TEXT_HEADER`], then one line per position in key order.
+pub fn to_text(book: &Book) -> String {
+    let mut text = String::from(TEXT_HEADER);
+    text.push('\n');
+    for (key, entry) in book.sorted() {
+        let board: String = Square::ALL
+            .iter()
+            .map(
+                |sq| match (key.player & sq.bit() != 0, key.opponent & sq.bit() != 0) {
+                    (true, _) => 'X',
+                    (_, true) => 'O',
+                    _ => '-',
+                },
+            )
+            .collect();
+        let leaf = entry.leaf.as_ref().map_or("-".to_string(), text_move);
+        let links = if entry.links.is_empty() {
+            "-".to_string()
+        } else {
+            entry
+                .links
+                .iter()
+                .map(text_move)
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let Games {
+            wins,
+            draws,
+            losses,
+        } = entry.games;
+        text.push_str(&format!(
+            "{board} {wins} {draws} {losses} {} {leaf} {links}\n",
+            entry.depth
+        ));
+    }
+    text
+}
+
+fn parse_move(text: &str) -> Result<BookMove> {
+    let (square, value) = text
+        .split_once(':')
+        .with_context(|| format!("{text:?} is not square:value"))?;
+    let value: i32 = value
+        .parse()
+        .with_context(|| format!("{value:?} is not a value in discs"))?;
+    ensure!((-64..=64).contains(&value), "value {value} out of range");
+    Ok(BookMove {
+        square: square.parse()?,
+        value: Discs(value),
+    })
+}
+
+fn parse_line(line: &str) -> Result<(Key, Entry)> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    ensure!(words.len() == 7, "expected 7 fields, found {}", words.len());
+    ensure!(words[0].len() == 64, "the board needs 64 squares");
+    let mut key = Key {
+        player: 0,
+        opponent: 0,
+    };
+    for (square, c) in Square::ALL.iter().zip(words[0].chars()) {
+        match c {
+            'X' => key.player |= square.bit(),
+            'O' => key.opponent |= square.bit(),
+            '-' => {}
+            _ => bail!("{c:?} is not X, O or -"),
+        }
+    }
+    let count = |text: &str| -> Result<u32> {
+        text.parse()
+            .with_context(|| format!("{text:?} is not a game count"))
+    };
+    let games = Games {
+        wins: count(words[1])?,
+        draws: count(words[2])?,
+        losses: count(words[3])?,
+    };
+    let depth: u8 = words[4]
+        .parse()
+        .with_context(|| format!("{:?} is not a depth", words[4]))?;
+    let leaf = match words[5] {
+        "-" => None,
+        text => Some(parse_move(text)?),
+    };
+    let links = match words[6] {
+        "-" => Vec::new(),
+        text => text.split(',').map(parse_move).collect::<Result<_>>()?,
+    };
+    ensure!(links.len() <= 64, "too many links");
+    Ok((
+        key,
+        Entry {
+            links,
+            leaf,
+            games,
+            depth,
+        },
+    ))
+}
+
+/// A book from its text form; the error names the first bad line.
+pub fn from_text(text: &str) -> Result<Book> {
+    let mut lines = text.lines().enumerate();
+    match lines.next() {
+        Some((_, first)) if first.trim() == TEXT_HEADER => {}
+        _ => bail!("not a tsuru book text (the first line must be {TEXT_HEADER:?})"),
+    }
+    let mut book = Book::new();
+    for (number, line) in lines {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let (key, entry) = parse_line(line).with_context(|| format!("line {}", number + 1))?;
+        book.insert_checked(key, entry)
+            .with_context(|| format!("line {}", number + 1))?;
+    }
+    Ok(book)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{notation, Board};
+    use crate::book::learn::tests::{Fixed, WIPEOUT};
+
+    fn sample() -> Book {
+        let mut book = Book::new();
+        for game in [WIPEOUT, "f5f6e6f4", "f5d6c3"] {
+            let moves = notation::parse_transcript(game).unwrap();
+            book.learn_game(&Board::start(), &moves, &mut Fixed)
+                .unwrap();
+        }
+        book
+    }
+
+    #[test]
+    fn binary_and_text_round_trip_byte_for_byte() {
+        let book = sample();
+        let bytes = to_bytes(&book);
+        let again = from_bytes(&bytes).unwrap();
+        assert_eq!(again, book);
+        let text = to_text(&book);
+        let imported = from_text(&text).unwrap();
+        assert_eq!(to_bytes(&imported), bytes);
+        assert_eq!(to_text(&imported), text);
+        assert_eq!(text.lines().count(), book.len() + 1);
+    }
+
+    #[test]
+    fn damaged_files_are_refused_with_a_clear_error() {
+        let bytes = to_bytes(&sample());
+        let error = |bytes: &[u8]| format!("{:#}", from_bytes(bytes).unwrap_err());
+        for cut in [0, 5, 12, 40, bytes.len() / 2, bytes.len() - 1] {
+            let message = error(&bytes[..cut]);
+            assert!(
+                message.contains("truncated") || message.contains("not a tsuru book"),
+                "{cut}: {message}"
+            );
+        }
+        let mut flipped = bytes.clone();
+        flipped[30] ^= 0x10;
+        assert!(error(&flipped).contains("corrupted"), "{}", error(&flipped));
+        let mut last = bytes.clone();
+        *last.last_mut().unwrap() ^= 1;
+        assert!(error(&last).contains("checksum"));
+        let mut version = bytes.clone();
+        version[8] = 9;
+        assert!(error(&version).contains("version 9"));
+        assert!(error(b"hello").contains("not a tsuru book"));
+    }
+
+    #[test]
+    fn bad_text_lines_are_named() {
+        let text = to_text(&sample());
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines[2] = "XO 1 2";
+        let message = format!("{:#}", from_text(&lines.join("\n")).unwrap_err());
+        assert!(message.contains("line 3"), "{message}");
+    }
+
+    #[test]
+    fn saving_replaces_the_file_whole() {
+        let dir = std::env::temp_dir().join(format!("tsuru-book-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("test.book");
+        let book = sample();
+        save(&book, &path).unwrap();
+        assert_eq!(load(&path).unwrap(), book);
+        // A write cut short leaves only the temporary file damaged.
+        fs::write(temp_path(&path), &to_bytes(&Book::new())[..7]).unwrap();
+        assert_eq!(load(&path).unwrap(), book);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,597 @@
+//! `tsuru book ACTION [--book FILE] ...`: build, learn into, look at, export and import the
+//! opening book ([`crate::book`], file format in [`crate::formats::book`]).
+//!
+//! - `build`: best-first expansion from the start (or from every line of `--openings`) of
+//!   the lines within `--window` discs of the best, leaves valued at `--depth` (the exact
+//!   solver near the end), until `--positions` new positions; the file is rewritten every
+//!   30 seconds and at the end, and a later run resumes from it. Progress on stderr.
+//! - `learn`: adds games (GGF records, or transcripts one a line) and rewrites the file
+//!   after each, so a crash loses at most the game being added.
+//! - `show`: the moves of a position (the start, or after a transcript) with values, game
+//!   counts and depths. `stats`: counts. `export`: the text form (to `--out` or stdout).
+//!   `import`: a text form made into the book file (replacing it).
+//!
+//! `show`, `stats` and `export` read the shipped book ([`crate::book::SHIPPED`]) when no
+//! `--book` is given; the actions that write (`build`, `learn`, `import`) need `--book`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Context, Result};
+
+use super::{Arg, ToolArgs, ToolOption, ToolSpec};
+use crate::board::{notation, Board, Move};
+use crate::book::build::{add_roots, expand, Candidate, Expansion};
+use crate::book::learn::SearchValuer;
+use crate::book::{Book, Key};
+use crate::formats::book as file;
+use crate::formats::ggf::GgfGame;
+use crate::lab::parallel::map_chunks;
+use crate::score::{Discs, Score};
+use crate::search::{Level, Search};
+
+/// The command line of `tsuru book`: one table for every action (an action ignores the
+/// options it has no use for; the notes say which it uses).
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "book",
+    about: "build, learn into, show, export or import the opening book",
+    synopsis: "build|learn|show|stats|export|import [--book FILE] [ARG]...",
+    options: &[
+        ToolOption::new(
+            "--book",
+            "FILE",
+            "the book file: build, learn and import need one; show, stats and\n\
+             export read the shipped book without it",
+        ),
+        ToolOption::new(
+            "--openings",
+            "FILE",
+            "build: expand from every line of this opening list (default: the start)",
+        ),
+        ToolOption::new(
+            "--depth",
+            "D",
+            "build, learn: search depth that values new positions, 1..60 (default 10)",
+        ),
+        ToolOption::new(
+            "--positions",
+            "N",
+            "build: stop after N new positions (default 100)",
+        ),
+        ToolOption::new(
+            "--window",
+            "W",
+            "build: expand the lines within W discs of the best (default 2)",
+        ),
+        ToolOption::new("--threads", "T", "build: search threads (default 1)"),
+        ToolOption::new(
+            "--hash",
+            "MB",
+            "build, learn: transposition table of each search in MiB (default 16)",
+        ),
+        ToolOption::new(
+            "--out",
+            "TEXT",
+            "export: write the text form there (default: stdout)",
+        ),
+    ],
+    notes: "Actions (and their ARGs):\n\
+           \x20 build            add --positions new positions, best-first, to the book (made if\n\
+           \x20                  missing; a later build resumes it); saved every 30 s and at the end\n\
+           \x20 learn GAMES...   add the games of these files (GGF records, or one transcript a line);\n\
+           \x20                  the book is saved after each game\n\
+           \x20 show [MOVES]     the position after a transcript (default: the start) and its moves\n\
+           \x20                  with values, games and depths\n\
+           \x20 stats            counts: positions, book moves, leaves, games, positions by move\n\
+           \x20 export           the book's text form (to --out, or stdout)\n\
+           \x20 import TEXT      the book file made from a text form (replacing the file)",
+};
+
+/// The actions, as typed.
+const ACTIONS: [&str; 6] = ["build", "learn", "show", "stats", "export", "import"];
+
+/// Depth of the searches that value leaves unless `--depth` says otherwise.
+pub const DEFAULT_DEPTH: u32 = 10;
+
+/// Discs from the best value within which lines are expanded unless `--window` says.
+pub const DEFAULT_WINDOW: i32 = 2;
+
+/// Time between two progress lines.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+/// Time between two writes of the book while building.
+const SAVE_EVERY: Duration = Duration::from_secs(30);
+
+/// What the tool is asked to do (in the order of [`ACTIONS`], which names them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Action {
+    Build,
+    Learn,
+    Show,
+    Stats,
+    Export,
+    Import,
+}
+
+/// The command line, parsed and checked.
+#[derive(Clone, Debug)]
+struct Options {
+    action: Action,
+    /// The book file; `None` (show, stats and export only): the shipped book.
+    book: Option<PathBuf>,
+    openings: Option<PathBuf>,
+    level: Level,
+    positions: u64,
+    window: Discs,
+    threads: usize,
+    hash_mb: usize,
+    out: Option<PathBuf>,
+    /// Game files (`learn`), the transcript (`show`), the text file (`import`).
+    rest: Vec<String>,
+}
+
+/// Parses the whole command line (the one place that knows the tool's flags).
+fn parse(args: &[String]) -> Result<Options> {
+    let mut args = ToolArgs::from_spec(args, &SPEC);
+    let mut action = None;
+    let (mut book, mut openings, mut out) = (None, None, None);
+    let (mut depth, mut positions, mut window) = (DEFAULT_DEPTH as u64, 100, DEFAULT_WINDOW);
+    let (mut threads, mut hash_mb) = (1, 16);
+    let mut rest = Vec::new();
+    while let Some(arg) = args.next_option()? {
+        match arg {
+            Arg::Flag(flag @ "--book") => book = Some(PathBuf::from(args.value(flag)?)),
+            Arg::Flag(flag @ "--openings") => openings = Some(PathBuf::from(args.value(flag)?)),
+            Arg::Flag(flag @ "--out") => out = Some(PathBuf::from(args.value(flag)?)),
+            Arg::Flag(flag @ "--depth") => depth = args.whole_number(flag)?,
+            Arg::Flag(flag @ "--positions") => positions = args.whole_number(flag)?,
+            Arg::Flag(flag @ "--window") => {
+                window = args.whole_number(flag)?.min(128) as i32;
+            }
+            Arg::Flag(flag @ "--threads") => threads = args.whole_number(flag)? as usize,
+            Arg::Flag(flag @ "--hash") => hash_mb = args.whole_number(flag)? as usize,
+            Arg::Positional(word) if action.is_none() => {
+                action = Some(match word {
+                    "build" => Action::Build,
+                    "learn" => Action::Learn,
+                    "show" => Action::Show,
+                    "stats" => Action::Stats,
+                    "export" => Action::Export,
+                    "import" => Action::Import,
+                    _ => {
+                        let hint = crate::cli::suggest::did_you_mean(word, ACTIONS);
+                        bail!(
+                            "unknown book action '{word}'{hint} (actions: {})",
+                            ACTIONS.join(", ")
+                        )
+                    }
+                })
+            }
+            Arg::Positional(word) => rest.push(word.to_string()),
+            other => return Err(args.unexpected(other)),
+        }
+    }
+    let usage = SPEC.usage();
+    let Some(action) = action else {
+        bail!(
+            "tsuru book needs an action: {} (usage: tsuru {usage})",
+            ACTIONS.join(", ")
+        );
+    };
+    let writes = matches!(action, Action::Build | Action::Learn | Action::Import);
+    ensure!(
+        book.is_some() || !writes,
+        "tsuru book {} needs --book FILE (usage: tsuru {usage})",
+        ACTIONS[action as usize]
+    );
+    let level = u32::try_from(depth)
+        .ok()
+        .and_then(Level::new)
+        .context("--depth must be from 1 to 60")?;
+    ensure!(
+        (1..=crate::config::MAX_THREADS).contains(&threads),
+        "--threads must be from 1 to {}",
+        crate::config::MAX_THREADS
+    );
+    ensure!(
+        (1..=65536).contains(&hash_mb),
+        "--hash must be from 1 to 65536 MiB"
+    );
+    let allowed = match action {
+        Action::Learn => usize::MAX,
+        Action::Show | Action::Import => 1,
+        _ => 0,
+    };
+    ensure!(
+        rest.len() <= allowed,
+        "unexpected argument '{}' (usage: tsuru {usage})",
+        rest[allowed.min(rest.len())]
+    );
+    ensure!(
+        action != Action::Learn || !rest.is_empty(),
+        "tsuru book learn needs game files"
+    );
+    ensure!(
+        action != Action::Import || rest.len() == 1,
+        "tsuru book import needs the text file"
+    );
+    Ok(Options {
+        action,
+        book,
+        openings,
+        level,
+        positions,
+        window: Discs(window),
+        threads,
+        hash_mb,
+        out,
+        rest,
+    })
+}
+
+/// Runs the tool.
+pub fn run(args: &[String]) -> Result<()> {
+    let options = parse(args)?;
+    match options.action {
+        Action::Build => build(&options, written(&options)?),
+        Action::Learn => learn(&options, written(&options)?),
+        Action::Show => show(&options),
+        Action::Stats => stats(&options),
+        Action::Export => export(&options),
+        Action::Import => import(&options, written(&options)?),
+    }
+}
+
+/// The file an action that writes the book writes (`parse` made sure there is one).
+fn written(options: &Options) -> Result<&Path> {
+    options
+        .book
+        .as_deref()
+        .context("this action needs --book FILE")
+}
+
+/// The book an action that only reads it reads: `--book`'s file, else the shipped book.
+fn read(options: &Options) -> Result<Book> {
+    match &options.book {
+        Some(path) => file::load(path),
+        None => crate::book::shipped(),
+    }
+}
+
+/// The book file, or an empty book when it does not exist yet.
+fn open(path: &Path) -> Result<Book> {
+    if path.exists() {
+        file::load(path)
+    } else {
+        Ok(Book::new())
+    }
+}
+
+/// The positions an opening list leads to (with the moves there), or the start.
+fn roots(openings: Option<&Path>) -> Result<Vec<(Board, Vec<Move>)>> {
+    let Some(path) = openings else {
+        return Ok(vec![(Board::start(), Vec::new())]);
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the openings {}", path.display()))?;
+    let list = crate::formats::openings::parse(&text)
+        .with_context(|| format!("openings {}", path.display()))?;
+    ensure!(!list.is_empty(), "no opening in {}", path.display());
+    list.into_iter()
+        .map(|opening| {
+            let mut board = Board::start();
+            notation::play_moves(&mut board, &opening.moves)?;
+            Ok((board.without_history(), opening.moves))
+        })
+        .collect()
+}
+
+fn build(options: &Options, path: &Path) -> Result<()> {
+    let mut book = open(path)?;
+    let roots = roots(options.openings.as_deref())?;
+    let searches: Vec<Mutex<Search>> = (0..options.threads)
+        .map(|_| Mutex::new(Search::new(options.hash_mb)))
+        .collect();
+    let started = Instant::now();
+    let level = options.level;
+    let lines: Vec<Vec<Move>> = roots.iter().map(|(_, moves)| moves.clone()).collect();
+    let mut added = {
+        let mut search = searches[0].lock().expect("no search panicked");
+        add_roots(
+            &mut book,
+            &lines,
+            &mut SearchValuer::new(&mut search, level),
+        )? as u64
+    };
+    let boards: Vec<Board> = roots.into_iter().map(|(board, _)| board).collect();
+    let (mut saved, mut shown) = (Instant::now(), Instant::now());
+    let mut ended = "the positions asked for were added";
+    while added < options.positions {
+        let batch = book.frontier(&boards, options.window, options.threads);
+        if batch.is_empty() {
+            ended = "no line within the window is left to expand";
+            break;
+        }
+        let expansions: Vec<Expansion> = map_chunks(&batch, options.threads, |index, part| {
+            let mut search = searches[index].lock().expect("no search panicked");
+            let mut valuer = SearchValuer::new(&mut search, level);
+            part.iter()
+                .map(|candidate: &Candidate| expand(&book, candidate, &mut valuer))
+                .collect::<Vec<_>>()
+        })
+        .into_iter()
+        .flatten()
+        .collect();
+        for expansion in expansions {
+            added += book.apply(expansion) as u64;
+        }
+        book.negamax();
+        if saved.elapsed() >= SAVE_EVERY {
+            file::save(&book, path)?;
+            saved = Instant::now();
+        }
+        if shown.elapsed() < PROGRESS_EVERY {
+            continue;
+        }
+        shown = Instant::now();
+        let seconds = started.elapsed().as_secs_f64();
+        eprint!(
+            "\rbook: {added}/{} new positions, {:.2}/s, {} in all, line {} (cost {})   ",
+            options.positions,
+            added as f64 / seconds.max(1e-9),
+            book.len(),
+            notation::transcript(batch[0].line.iter().copied()),
+            batch[0].cost.0
+        );
+    }
+    eprintln!();
+    file::save(&book, path)?;
+    let seconds = started.elapsed().as_secs_f64();
+    crate::outln!(
+        "{} positions ({added} new) at depth {} in {seconds:.1} s: {:.2} new positions/s; {ended}",
+        book.len(),
+        level.depth(),
+        added as f64 / seconds.max(1e-9)
+    )?;
+    Ok(())
+}
+
+/// The games of a file: GGF records when it has any, else one transcript a line (blank
+/// lines and `#` comments skipped), each as (start, moves).
+fn games(path: &str) -> Result<Vec<(Board, Vec<Move>)>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
+    if text.contains("(;") {
+        return super::decided::records(&text)
+            .enumerate()
+            .map(|(index, record)| {
+                let game = GgfGame::parse(record)
+                    .with_context(|| format!("{path}: game {}", index + 1))?;
+                let moves = game.moves().iter().map(|m| m.mv).collect();
+                Ok((game.start().clone(), moves))
+            })
+            .collect();
+    }
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
+        .map(|(number, line)| {
+            let moves = notation::parse_transcript(line.trim())
+                .with_context(|| format!("{path}: line {}", number + 1))?;
+            Ok((Board::start(), moves))
+        })
+        .collect()
+}
+
+fn learn(options: &Options, book_path: &Path) -> Result<()> {
+    let mut book = open(book_path)?;
+    let mut search = Search::new(options.hash_mb);
+    let (mut games_learned, mut added) = (0, 0);
+    let started = Instant::now();
+    for path in &options.rest {
+        for (index, (start, moves)) in games(path)?.into_iter().enumerate() {
+            let mut valuer = SearchValuer::new(&mut search, options.level);
+            let learned = book
+                .learn_game(&start, &moves, &mut valuer)
+                .with_context(|| format!("{path}: game {}", index + 1))?;
+            // Written after every game: a crash loses at most the game being added.
+            file::save(&book, book_path)?;
+            games_learned += 1;
+            added += learned.added;
+            eprint!("\rlearned {games_learned} games, {added} new positions   ");
+        }
+    }
+    eprintln!();
+    crate::outln!(
+        "{games_learned} games learned, {added} new positions, {} in all ({:.1} s)",
+        book.len(),
+        started.elapsed().as_secs_f64()
+    )?;
+    Ok(())
+}
+
+fn show(options: &Options) -> Result<()> {
+    let book = read(options)?;
+    let mut board = Board::start();
+    let transcript = options.rest.first().map_or("", String::as_str);
+    notation::play_moves(&mut board, &notation::parse_transcript(transcript)?)?;
+    if board.must_pass() {
+        board.make_pass();
+    }
+    crate::outln!("{}", notation::diagram(&board).trim_end())?;
+    let Some(entry) = book.get(&Key::of(&board).0) else {
+        crate::outln!("not in the book")?;
+        return Ok(());
+    };
+    let games = entry.games;
+    crate::outln!(
+        "value {} for the side to move, games {} (won {}, drawn {}, lost {}), depth {}",
+        entry
+            .value()
+            .map_or("?".to_string(), |v| format!("{:+}", v.0)),
+        games.total(),
+        games.wins,
+        games.draws,
+        games.losses,
+        entry.depth
+    )?;
+    crate::outln!(
+        "{:<5} {:>6} {:>6} {:>5}  line",
+        "move",
+        "value",
+        "games",
+        "depth"
+    )?;
+    for choice in book.moves(&board).unwrap_or_default() {
+        let line = notation::transcript(book.line(&board, choice.square));
+        crate::outln!(
+            "{:<5} {:>6} {:>6} {:>5}  {}{}",
+            choice.square.to_string(),
+            Score::from_discs(choice.value).to_string(),
+            choice.games,
+            choice.depth,
+            line,
+            if choice.in_book {
+                ""
+            } else {
+                "  (best outside the book)"
+            }
+        )?;
+    }
+    Ok(())
+}
+
+fn stats(options: &Options) -> Result<()> {
+    let book = read(options)?;
+    let stats = book.stats();
+    match &options.book {
+        Some(path) => {
+            let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+            crate::outln!("file        {} ({bytes} bytes)", path.display())?;
+        }
+        None => crate::outln!("file        shipped ({} bytes)", crate::book::SHIPPED.len())?,
+    }
+    crate::outln!("positions   {}", stats.positions)?;
+    crate::outln!("book moves  {}", stats.links)?;
+    crate::outln!("leaves      {}", stats.leaves)?;
+    crate::outln!("with games  {}", stats.with_games)?;
+    crate::outln!("max depth   {}", stats.max_depth)?;
+    if let Some(root) = book.get(&Key::of(&Board::start()).0) {
+        crate::outln!(
+            "start       value {:+}, {} games",
+            root.value().map_or(0, |v| v.0),
+            root.games.total()
+        )?;
+    }
+    crate::outln!("positions by moves played:")?;
+    for (discs, count) in stats.by_discs.iter().enumerate() {
+        if *count > 0 {
+            crate::outln!("  {:>2} {count}", discs.saturating_sub(4))?;
+        }
+    }
+    Ok(())
+}
+
+fn export(options: &Options) -> Result<()> {
+    let text = file::to_text(&read(options)?);
+    match &options.out {
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+        }
+        None => Ok(crate::out!("{text}")?),
+    }
+}
+
+fn import(options: &Options, book_path: &Path) -> Result<()> {
+    let path = &options.rest[0];
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
+    let book = file::from_text(&text).with_context(|| format!("importing {path}"))?;
+    file::save(&book, book_path)?;
+    crate::outln!(
+        "{} positions written to {}",
+        book.len(),
+        book_path.display()
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_command_line_is_checked() {
+        let options = parse(&words(&[
+            "build",
+            "--book",
+            "b",
+            "--depth",
+            "4",
+            "--positions",
+            "7",
+            "--threads",
+            "2",
+        ]))
+        .unwrap();
+        assert_eq!(options.action, Action::Build);
+        assert_eq!(
+            (options.level.depth(), options.positions, options.threads),
+            (4, 7, 2)
+        );
+        for bad in [
+            &["build"][..],
+            &["import", "text"],
+            &["learn", "games.ggf"],
+            &["frobnicate", "--book", "b"],
+            &["build", "--book", "b", "--depth", "0"],
+            &["learn", "--book", "b"],
+            &["stats", "--book", "b", "extra"],
+            &["show", "--book", "b", "--bokk"],
+        ] {
+            assert!(parse(&words(bad)).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn the_reading_actions_default_to_the_shipped_book() {
+        for action in ["show", "stats", "export"] {
+            let options = parse(&words(&[action])).unwrap();
+            assert_eq!(options.book, None, "{action}");
+        }
+        let shipped = read(&parse(&words(&["stats"])).unwrap()).unwrap();
+        assert_eq!(shipped.len(), crate::book::shipped().unwrap().len());
+    }
+
+    #[test]
+    fn the_help_names_every_action_and_option() {
+        let help = SPEC.help();
+        for action in ACTIONS {
+            assert!(help.contains(&format!("\n  {action} ")), "{action}: {help}");
+            assert!(SPEC.usage().contains(action), "{action}");
+        }
+        for flag in [
+            "--book",
+            "--openings",
+            "--depth",
+            "--positions",
+            "--window",
+            "--threads",
+            "--hash",
+            "--out",
+        ] {
+            assert!(SPEC.option(flag).is_some(), "{flag}");
+        }
+        let err = parse(&words(&["stats", "--bok", "b"]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("did you mean '--book'?"), "{err}");
+        let err = parse(&words(&["stast", "--book", "b"]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("did you mean 'stats'?"), "{err}");
+    }
+}
