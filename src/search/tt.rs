@@ -209,6 +209,29 @@ impl TranspositionTable {
         self.generation = AtomicU8::new(1);
     }
 
+    /// Forgets every entry by writing zeros over the table where it is (no search may be
+    /// using it), which also maps every page in now. For tables that several threads will
+    /// share: a page first written while two threads run costs a copy-on-write fault and a
+    /// flush of the other core's TLB (docs/results.md, "Parallel search"), while [`clear`]'s
+    /// fresh allocation leaves every page to be faulted in during the search.
+    ///
+    /// [`clear`]: TranspositionTable::clear
+    pub fn clear_in_place(&mut self) {
+        for word in self.words.iter_mut() {
+            *word.get_mut() = 0;
+        }
+        self.generation = AtomicU8::new(1);
+    }
+
+    /// Maps every page of the table in now, keeping what it holds: one write of an
+    /// unchanged word a page (see [`TranspositionTable::clear_in_place`] for why).
+    pub fn prefault(&self) {
+        const WORDS_PER_PAGE: usize = 4096 / std::mem::size_of::<u64>();
+        for word in self.words.iter().step_by(WORDS_PER_PAGE) {
+            word.fetch_or(0, Relaxed);
+        }
+    }
+
     /// Starts a new search: entries of older searches become preferred victims. Called once
     /// a search, by the thread that leads it.
     pub fn new_generation(&self) {
@@ -336,6 +359,26 @@ mod tests {
             };
             assert_eq!(Entry::decode(entry.encode()), entry);
         }
+    }
+
+    #[test]
+    fn prefault_keeps_entries_and_clear_in_place_forgets_them() {
+        let mut table = TranspositionTable::new(1);
+        table.store(0x55, 3, Bound::Exact, 7, None);
+        table.store(0x1234_5678_9abc, 5, Bound::Lower, -3, None);
+        let before: Vec<u64> = table.words.iter().map(|w| w.load(Relaxed)).collect();
+        table.prefault();
+        let after: Vec<u64> = table.words.iter().map(|w| w.load(Relaxed)).collect();
+        assert_eq!(before, after, "prefault changes nothing");
+        assert_eq!(table.probe(0x55).map(|e| e.score), Some(7));
+        let start = table.start;
+        table.clear_in_place();
+        assert_eq!(table.start, start, "the same allocation");
+        assert!(table.words.iter().all(|w| w.load(Relaxed) == 0));
+        assert_eq!(table.probe(0x55), None);
+        assert_eq!(table.probe(0x1234_5678_9abc), None);
+        table.store(0x55, 3, Bound::Exact, 9, None);
+        assert_eq!(table.probe(0x55).map(|e| e.score), Some(9));
     }
 
     #[test]
