@@ -227,14 +227,9 @@ impl Search {
     /// Forgets everything the tables hold.
     pub fn clear(&mut self) {
         // Helpers share the table only while a search runs, and none is running now.
-        let table = Arc::get_mut(&mut self.tt).expect("no helper holds the table between searches");
-        if self.threads > 1 {
-            // Fault every page in now, on this thread alone, rather than while helpers run
-            // (see TranspositionTable::clear_in_place).
-            table.clear_in_place();
-        } else {
-            table.clear();
-        }
+        Arc::get_mut(&mut self.tt)
+            .expect("no helper holds the table between searches")
+            .clear_for_threads(self.threads);
         self.solver.clear();
     }
 
@@ -244,10 +239,7 @@ impl Search {
         self.threads = threads.max(1);
         self.counts = Arc::new(NodeCounts::new(self.threads));
         self.solver.set_threads(self.threads);
-        if self.threads > 1 {
-            // Pages first written while threads run cost a TLB flush each: map them now.
-            self.tt.prefault();
-        }
+        self.tt.prepare_for_threads(self.threads);
     }
 
     /// Turns the midgame transposition table on or off (for tests and measurements).

@@ -236,14 +236,9 @@ impl EndgameSolver {
     /// Empties the transposition table.
     pub fn clear(&mut self) {
         // Helpers share the table only while a solve runs, and none is running now.
-        let table = Arc::get_mut(&mut self.tt).expect("no helper holds the table between searches");
-        if self.threads > 1 {
-            // Fault every page in now, on this thread alone, rather than while helpers run
-            // (see TranspositionTable::clear_in_place).
-            table.clear_in_place();
-        } else {
-            table.clear();
-        }
+        Arc::get_mut(&mut self.tt)
+            .expect("no helper holds the table between searches")
+            .clear_for_threads(self.threads);
     }
 
     /// Solves roots of at least [`PARALLEL_MIN_EMPTIES`] empties on `threads` threads (at
@@ -252,10 +247,7 @@ impl EndgameSolver {
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
         self.counts = Arc::new(NodeCounts::new(self.threads));
-        if self.threads > 1 {
-            // Pages first written while threads run cost a TLB flush each: map them now.
-            self.tt.prefault();
-        }
+        self.tt.prepare_for_threads(self.threads);
     }
 
     /// The running node counts of the threads of a root solve ([`EndgameSolver::solve`] and

@@ -223,6 +223,27 @@ impl TranspositionTable {
         self.generation = AtomicU8::new(1);
     }
 
+    /// Forgets every entry, the way that suits a table searched by `threads` threads: one
+    /// thread takes [`clear`]'s fresh allocation, several get [`clear_in_place`].
+    ///
+    /// [`clear`]: TranspositionTable::clear
+    /// [`clear_in_place`]: TranspositionTable::clear_in_place
+    pub fn clear_for_threads(&mut self, threads: usize) {
+        if threads > 1 {
+            self.clear_in_place();
+        } else {
+            self.clear();
+        }
+    }
+
+    /// Readies the table for `threads` threads: with more than one, every page is mapped in
+    /// now ([`TranspositionTable::prefault`]); with one, nothing is done.
+    pub fn prepare_for_threads(&self, threads: usize) {
+        if threads > 1 {
+            self.prefault();
+        }
+    }
+
     /// Maps every page of the table in now, keeping what it holds: one write of an
     /// unchanged word a page (see [`TranspositionTable::clear_in_place`] for why).
     pub fn prefault(&self) {
