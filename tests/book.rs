@@ -4,10 +4,11 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::nboard::check_line;
+use common::run_tsuru as tsuru;
 use common::{gtp, Engine, Stream, START_BO, TIMEOUT, TSURU};
 use tsuru::board::{notation, Board, Move};
 use tsuru::book::{Book, Key};
@@ -23,14 +24,6 @@ fn folder(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn tsuru(args: &[&str]) -> Output {
-    Command::new(TSURU)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("running tsuru")
 }
 
 fn ok(args: &[&str]) -> String {
@@ -297,21 +290,14 @@ fn hint_prints_book_lines_first_and_go_answers_from_the_book() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn learn_answers_learned_and_the_game_is_in_the_book() {
-    let dir = folder("learn");
-    let book = dir.join("new.book");
-    let mut engine = Engine::start(&["--book", path(&book)]);
+/// Over NBoard: the engine learns the WIPEOUT game (`learn` answers `learned`), then, set
+/// one move before the game's end, plays that last move from its book at once.
+fn learn_the_wipeout_and_play_its_last_move(engine: &mut Engine) {
     engine.send("nboard 2");
     engine.send("set depth 2");
     engine.send(&format!("set game {}", nboard_game(&ggf_moves(WIPEOUT))));
-    engine.send("ping 1");
-    engine.read_until(TIMEOUT, |l| l == "pong 1");
     engine.send("learn");
     engine.read_until(TIMEOUT, |l| l == "learned");
-    engine.send("ping 2");
-    engine.read_until(TIMEOUT, |l| l == "pong 2");
-    // The same engine now plays the game's last move from the book.
     let before_last = &WIPEOUT[..WIPEOUT.len() - 2];
     engine.send(&format!(
         "set game {}",
@@ -320,6 +306,14 @@ fn learn_answers_learned_and_the_game_is_in_the_book() {
     engine.send("go");
     let answer = engine.read_until(TIMEOUT, |l| l.starts_with("=== "));
     assert_eq!(answer.last().unwrap(), "=== C5/+64.00/0.00");
+}
+
+#[test]
+fn learn_answers_learned_and_the_game_is_in_the_book() {
+    let dir = folder("learn");
+    let book = dir.join("new.book");
+    let mut engine = Engine::start(&["--book", path(&book)]);
+    learn_the_wipeout_and_play_its_last_move(&mut engine);
     engine.send("quit");
     engine.wait_exit(TIMEOUT);
     assert!(engine
@@ -330,6 +324,7 @@ fn learn_answers_learned_and_the_game_is_in_the_book() {
     let loaded: Book = file::load(&book).unwrap();
     let root = loaded.get(&Key::of(&Board::start()).0).unwrap();
     assert_eq!((root.games.wins, root.games.total()), (1, 1));
+    let before_last = &WIPEOUT[..WIPEOUT.len() - 2];
     let shown = ok(&["book", "show", "--book", path(&book), before_last]);
     assert!(shown.contains("C5    +64.00"), "{shown}");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -384,19 +379,7 @@ fn the_shipped_book_plays_by_default_and_learns_in_memory() {
     // NBoard: learn changes the engine's copy of the shipped book, and says no file is
     // written.
     let mut engine = Engine::start_with_shipped_book_and_env(&[], &info);
-    engine.send("nboard 2");
-    engine.send("set depth 2");
-    engine.send(&format!("set game {}", nboard_game(&ggf_moves(WIPEOUT))));
-    engine.send("learn");
-    engine.read_until(TIMEOUT, |l| l == "learned");
-    let before_last = &WIPEOUT[..WIPEOUT.len() - 2];
-    engine.send(&format!(
-        "set game {}",
-        nboard_game(&ggf_moves(before_last))
-    ));
-    engine.send("go");
-    let answer = engine.read_until(TIMEOUT, |l| l.starts_with("=== "));
-    assert_eq!(answer.last().unwrap(), "=== C5/+64.00/0.00");
+    learn_the_wipeout_and_play_its_last_move(&mut engine);
     engine.send("quit");
     engine.wait_exit(TIMEOUT);
     assert!(

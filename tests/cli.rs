@@ -3,23 +3,15 @@
 
 mod common;
 
+use common::run_tsuru as tsuru;
 use common::TSURU;
 
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Longest wait for a process expected to end on its own.
 const DEADLINE: Duration = Duration::from_secs(120);
-
-/// Runs `tsuru ARGS` with an empty stdin and returns its status and output.
-fn tsuru(args: &[&str]) -> Output {
-    Command::new(TSURU)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("running tsuru")
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

@@ -202,10 +202,11 @@ pub fn read_file(text: &str) -> Result<(SelfPlayConfig, Vec<SelfPlayGame>)> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn config() -> SelfPlayConfig {
+    /// A small self-play configuration for tests (also the lab's self-play tests).
+    pub(crate) fn config() -> SelfPlayConfig {
         SelfPlayConfig {
             seed: 7,
             depth: 2,

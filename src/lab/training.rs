@@ -275,23 +275,7 @@ mod tests {
     fn solved_labels_are_exact() {
         // A whole game (always the lowest legal square) recorded with a wrong result: the
         // positions with 10 or fewer empties get their exact value instead.
-        let mut board = Board::start();
-        let mut moves = Vec::new();
-        while !board.is_game_over() {
-            let mv = if board.must_pass() {
-                Move::Pass
-            } else {
-                Move::Play(Square::from_lowest_bit(board.legal_moves()))
-            };
-            board.play(mv).unwrap();
-            moves.push(mv);
-        }
-        let game = Game {
-            moves,
-            black_diff: 64,
-            theoretical: None,
-            first_sample: 0,
-        };
+        let game = lowest_square_game();
         let mut solver = EndgameSolver::new(1);
         let mut out = Vec::new();
         label_game(&game, 10, Some(&mut solver), &mut out);
@@ -364,8 +348,9 @@ mod tests {
         }
     }
 
-    /// The positions of the lowest-square game from the start, as labelled by `label_game`.
-    fn lowest_square_game() -> Vec<Labelled> {
+    /// A whole game that always plays the lowest legal square, recorded with a wrong result
+    /// (Black +64).
+    fn lowest_square_game() -> Game {
         let mut board = Board::start();
         let mut moves = Vec::new();
         while !board.is_game_over() {
@@ -377,14 +362,18 @@ mod tests {
             board.play(mv).unwrap();
             moves.push(mv);
         }
-        let game = Game {
+        Game {
             moves,
             black_diff: 64,
             theoretical: None,
             first_sample: 0,
-        };
+        }
+    }
+
+    /// The positions of [`lowest_square_game`], as labelled by `label_game` without solving.
+    fn lowest_square_positions() -> Vec<Labelled> {
         let mut out = Vec::new();
-        label_game(&game, 0, None, &mut out);
+        label_game(&lowest_square_game(), 0, None, &mut out);
         out
     }
 
@@ -392,7 +381,7 @@ mod tests {
     fn search_values_are_exact_where_the_depth_reaches_the_end() {
         // At 6 plies, positions with 6 or fewer empties are searched to the end: their value
         // is the exact one. Exact labels (the start position) come back unchanged.
-        let positions = lowest_square_game();
+        let positions = lowest_square_positions();
         let values = search_values(&positions, 6, 1, |_| {});
         assert_eq!(values.len(), positions.len());
         assert_eq!(positions[0].kind, LabelKind::Exact);
@@ -420,8 +409,8 @@ mod tests {
     #[test]
     fn search_values_do_not_depend_on_the_thread_count() {
         // Two games: cut into two chunks or one, each game is searched from a clear table.
-        let mut positions = lowest_square_game();
-        positions.extend(lowest_square_game());
+        let mut positions = lowest_square_positions();
+        positions.extend(lowest_square_positions());
         let one = search_values(&positions, 3, 1, |_| {});
         let two = search_values(&positions, 3, 2, |_| {});
         assert_eq!(one, two);
@@ -435,7 +424,7 @@ mod tests {
 
     #[test]
     fn blending_mixes_search_values_into_labels_that_are_not_exact() {
-        let mut positions = lowest_square_game()[..3].to_vec();
+        let mut positions = lowest_square_positions()[..3].to_vec();
         positions[1].label = 10;
         positions[2].label = -3;
         let start_label = positions[0].label;

@@ -39,6 +39,16 @@ pub const PROMPT: Duration = Duration::from_secs(3);
 /// The engine binary under test.
 pub const TSURU: &str = env!("CARGO_BIN_EXE_tsuru");
 
+/// Runs `tsuru ARGS` to its end with an empty stdin (a tool, `--help`) and returns its
+/// status and output.
+pub fn run_tsuru(args: &[&str]) -> std::process::Output {
+    Command::new(TSURU)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("running tsuru")
+}
+
 /// GRhino, the real GTP peer engine some tests play against (installed by `.ci/run`).
 pub const GRHINO: &str = "/usr/games/gtp-rhino";
 

@@ -117,16 +117,7 @@ mod tests {
     use super::*;
     use crate::score::Discs;
 
-    fn config() -> SelfPlayConfig {
-        SelfPlayConfig {
-            seed: 7,
-            depth: 2,
-            solve_empties: 12,
-            random_min: 8,
-            random_max: 20,
-            weights: Some(0x5f3a_91c2),
-        }
-    }
+    use crate::formats::selfplay::tests::config;
 
     #[test]
     fn games_are_legal_finished_exact_and_reproducible() {
