@@ -63,6 +63,15 @@ pub trait Evaluation: Send {
     /// The value of `board` for the side to move, within `-Score::MAX < v < Score::MAX`
     /// (so it is never mistaken for a proven all-discs result). Need not be exact.
     fn evaluate(&self, board: &Board) -> Score;
+
+    /// The same value as [`Evaluation::evaluate`], given the side to move's legal squares
+    /// `moves` (`board.legal_moves()`), which a search has already computed at the node: an
+    /// evaluation that counts mobility then does not compute it again.
+    #[inline]
+    fn evaluate_with_moves(&self, board: &Board, moves: u64) -> Score {
+        debug_assert_eq!(moves, board.legal_moves());
+        self.evaluate(board)
+    }
 }
 
 /// Evaluation v1 (see the module doc).

@@ -168,12 +168,23 @@ pub fn mobility(p: u64, o: u64) -> u64 {
     let inner = o & NOT_EDGE_COLS;
     let mut moves = 0u64;
     for (shift, mask) in [(1u32, inner), (8, o), (7, inner), (9, inner)] {
+        // Runs of opponent discs walked from `p`: one square, then two, then two pairs of
+        // squares at a time; a run is at most 6 long, reached in 4 steps instead of 6.
+        // (Walking the four directions in the lanes of one AVX2 register measured no
+        // faster: the steps depend on each other, and the scalar code runs the directions
+        // side by side anyway.)
         let mut up = mask & (p << shift);
         let mut down = mask & (p >> shift);
-        for _ in 0..5 {
-            up |= mask & (up << shift);
-            down |= mask & (down >> shift);
-        }
+        up |= mask & (up << shift);
+        down |= mask & (down >> shift);
+        // Squares whose neighbour one step back along the direction is in the mask too.
+        let pair_up = mask & (mask << shift);
+        let pair_down = mask & (mask >> shift);
+        let double = 2 * shift;
+        up |= pair_up & (up << double);
+        down |= pair_down & (down >> double);
+        up |= pair_up & (up << double);
+        down |= pair_down & (down >> double);
         moves |= (up << shift) | (down >> shift);
     }
     moves & empty

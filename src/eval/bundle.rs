@@ -65,6 +65,14 @@ impl Evaluation for Evaluator {
             Evaluator::V1(eval) => eval.evaluate(board),
         }
     }
+
+    #[inline]
+    fn evaluate_with_moves(&self, board: &Board, moves: u64) -> Score {
+        match self {
+            Evaluator::Patterns(eval) => eval.evaluate_with_moves(board, moves),
+            Evaluator::V1(eval) => eval.evaluate(board),
+        }
+    }
 }
 
 /// An evaluation with the statistics measured for it (see the module doc). Cloning is cheap:

@@ -157,8 +157,14 @@ pub fn layout() -> &'static Layout {
 /// The mobility table's entry for `board`, whose table starts at `offset`.
 #[inline]
 fn mobility_entry(board: &Board, offset: usize) -> usize {
+    mobility_entry_with(board, board.legal_moves(), offset)
+}
+
+/// [`mobility_entry`] given the side to move's legal squares `moves`.
+#[inline]
+fn mobility_entry_with(board: &Board, moves: u64, offset: usize) -> usize {
     let (player, opponent) = (board.player_discs(), board.opponent_discs());
-    let own = bits::mobility(player, opponent).count_ones() as usize;
+    let own = moves.count_ones() as usize;
     let theirs = bits::mobility(opponent, player).count_ones() as usize;
     offset + own.min(MOBILITY_SIDE - 1) * MOBILITY_SIDE + theirs.min(MOBILITY_SIDE - 1)
 }
@@ -321,6 +327,12 @@ impl PatternEval {
     /// The raw sum for `board` (bias plus look-ups), in Score units, unclamped.
     #[inline]
     pub fn raw(&self, board: &Board) -> i32 {
+        self.raw_with_moves(board, board.legal_moves())
+    }
+
+    /// [`PatternEval::raw`] given the side to move's legal squares `moves`.
+    #[inline]
+    pub fn raw_with_moves(&self, board: &Board, moves: u64) -> i32 {
         let layout = layout();
         let stage = stage_of(board.empties(), self.stages);
         let side = board.side_to_move().index();
@@ -331,7 +343,7 @@ impl PatternEval {
         for copy in 0..COPIES {
             sum += i32::from(table[layout.copy_offsets[copy] + indices[copy] as usize]);
         }
-        sum + i32::from(table[mobility_entry(board, layout.mobility_offset)])
+        sum + i32::from(table[mobility_entry_with(board, moves, layout.mobility_offset)])
     }
 }
 
@@ -340,6 +352,13 @@ impl Evaluation for PatternEval {
     fn evaluate(&self, board: &Board) -> Score {
         let limit = Score::MAX.0 - 1;
         Score(self.raw(board).clamp(-limit, limit))
+    }
+
+    #[inline]
+    fn evaluate_with_moves(&self, board: &Board, moves: u64) -> Score {
+        debug_assert_eq!(moves, board.legal_moves());
+        let limit = Score::MAX.0 - 1;
+        Score(self.raw_with_moves(board, moves).clamp(-limit, limit))
     }
 }
 

@@ -204,7 +204,7 @@ impl Search {
             if moves == 0 && !board.opponent_has_legal_move() {
                 return Score::from_discs(board.final_score(board.side_to_move())).0;
             }
-            return self.bundle.evaluator().evaluate(board).0;
+            return self.bundle.evaluator().evaluate_with_moves(board, moves).0;
         }
         if moves == 0 {
             if !board.opponent_has_legal_move() {

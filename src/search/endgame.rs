@@ -1226,7 +1226,7 @@ impl EndgameSolver {
             return Score::from_discs(board.final_score(board.side_to_move())).0;
         }
         if depth == 0 {
-            return self.bundle.evaluator().evaluate(board).0;
+            return self.bundle.evaluator().evaluate_with_moves(board, moves).0;
         }
         if moves == 0 {
             board.make_pass();

@@ -96,7 +96,7 @@ fn shallow_value(
 ) -> i32 {
     let moves = board.legal_moves();
     if depth == 0 || moves == 0 {
-        return eval.evaluate(board).0;
+        return eval.evaluate_with_moves(board, moves).0;
     }
     let mut best = -i32::MAX;
     for square in bits::squares(moves) {
