@@ -3,7 +3,8 @@
 //!
 //! - `build`: best-first expansion from the start (or from every line of `--openings`) of
 //!   the lines within `--window` discs of the best, leaves valued at `--depth` (the exact
-//!   solver near the end), until `--positions` new positions; the file is rewritten every
+//!   solver near the end), until `--positions` new positions; positions within the exact
+//!   solver's reach at that depth are leaves, never expanded ([`horizon`]); the file is rewritten every
 //!   30 seconds and at the end, and a later run resumes from it. Progress on stderr.
 //! - `learn`: adds games (GGF records, or transcripts one a line) and rewrites the file
 //!   after each, so a crash loses at most the game being added.
@@ -22,7 +23,7 @@ use anyhow::{bail, ensure, Context, Result};
 
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::{notation, Board, Move};
-use crate::book::build::{add_roots, expand, Candidate, Expansion};
+use crate::book::build::{add_roots, expand, horizon, Candidate, Expansion};
 use crate::book::learn::SearchValuer;
 use crate::book::{Book, Key};
 use crate::formats::book as file;
@@ -308,7 +309,7 @@ fn build(options: &Options, path: &Path) -> Result<()> {
     let (mut saved, mut shown) = (Instant::now(), Instant::now());
     let mut ended = "the positions asked for were added";
     while added < options.positions {
-        let batch = book.frontier(&boards, options.window, options.threads);
+        let batch = book.frontier(&boards, options.window, horizon(level), options.threads);
         if batch.is_empty() {
             ended = "no line within the window is left to expand";
             break;
