@@ -131,6 +131,83 @@ fn damaged_book_files_give_clear_errors() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Ctrl-C during a build: the book is saved at once (not only at the next 30 s save), stdout
+/// has only the usual summary line, and the exit is clean.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_a_build_saves_the_book_and_exits_cleanly() {
+    use std::io::Read;
+    let dir = folder("interrupt");
+    let book = dir.join("interrupted.book");
+    // A window no build at depth 6 gets through in the test's time.
+    let mut child = Command::new(TSURU)
+        .args([
+            "book",
+            "build",
+            "--book",
+            path(&book),
+            "--depth",
+            "6",
+            "--window",
+            "64",
+            "--positions",
+            "100000000",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let mut buffer = [0u8; 4096];
+        while let Ok(n @ 1..) = stderr.read(&mut buffer) {
+            all.extend_from_slice(&buffer[..n]);
+            let _ = tx.send(());
+        }
+        String::from_utf8(all).unwrap()
+    });
+    // The first progress line comes after the handler is in place and a second of building.
+    rx.recv_timeout(TIMEOUT)
+        .expect("a progress line before Ctrl-C");
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(started.elapsed() < TIMEOUT, "the build did not stop");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    let stderr = reader.join().unwrap();
+    assert!(status.success(), "{status:?}: {stderr}");
+    assert!(stderr.contains("Ctrl-C: saving"), "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "{stdout}");
+    assert!(lines[0].contains("stopped by Ctrl-C"), "{stdout}");
+    // Everything the summary counts is in the file.
+    let saved = file::load(&book).unwrap();
+    assert!(saved.len() > 1);
+    assert!(
+        lines[0].starts_with(&format!("{} positions ", saved.len())),
+        "{stdout}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `count` random finished games as transcripts (seeded).
 fn random_games(count: usize, seed: u64) -> Vec<String> {
     let mut rng = Rng::new(seed);
