@@ -11,9 +11,10 @@ use common::nboard::check_line;
 use common::run_tsuru as tsuru;
 use common::{gtp, Engine, Stream, START_BO, TIMEOUT, TSURU};
 use tsuru::board::{notation, Board, Move};
-use tsuru::book::{Book, Key};
+use tsuru::book::{Book, BookMove, Entry, Key};
 use tsuru::formats::book as file;
 use tsuru::rng::Rng;
+use tsuru::score::Discs;
 
 /// A nine-move game Black wins 64-0.
 const WIPEOUT: &str = "e6f4e3f6g5d6e7f5c5";
@@ -299,6 +300,67 @@ fn ggf_moves(transcript: &str) -> String {
         .enumerate()
         .map(|(i, m)| format!("{}[{m}]", if i % 2 == 0 { "B" } else { "W" }))
         .collect()
+}
+
+/// NBoard's `set contempt N` (a book draw is worth N discs to Black) values the book's draws
+/// in both `hint`'s `book` lines and `go`'s choice. After f5, White to move: the book move F6
+/// is a draw, the best move outside the book D6 loses by 1.
+#[test]
+fn set_contempt_values_book_draws_in_hint_and_go() {
+    let dir = folder("contempt");
+    let book_path = dir.join("draw.book");
+    let board = after("f5");
+    let (key, to_key) = Key::of(&board);
+    let canonical = |square: &str| to_key.apply(square.parse().unwrap());
+    let mut book = Book::new();
+    let entry = Entry {
+        links: vec![BookMove {
+            square: canonical("f6"),
+            value: Discs(0),
+        }],
+        leaf: Some(BookMove {
+            square: canonical("d6"),
+            value: Discs(-1),
+        }),
+        depth: 4,
+        ..Entry::default()
+    };
+    book.insert_checked(key, entry).unwrap();
+    file::save(&book, &book_path).unwrap();
+
+    let mut engine = Engine::start(&["--book", path(&book_path)]);
+    engine.send("nboard 2");
+    engine.send("set depth 2");
+    engine.send(&format!("set game {}", nboard_game(&ggf_moves("f5"))));
+    // (contempt sent, White's book line, go's answer): 100 is clamped to 64.
+    let cases = [
+        (0, "book F6 +0.00 0 4", "=== F6/+0.00/0.00"),
+        (64, "book F6 -64.00 0 4", "=== D6/-1.00/0.00"),
+        (100, "book F6 -64.00 0 4", "=== D6/-1.00/0.00"),
+        (-3, "book F6 +3.00 0 4", "=== F6/+3.00/0.00"),
+        (-1, "book F6 +1.00 0 4", "=== F6/+1.00/0.00"),
+    ];
+    for (ping, (contempt, book_line, answer)) in cases.into_iter().enumerate() {
+        engine.send(&format!("set contempt {contempt}"));
+        engine.send(&format!("ping {ping}"));
+        engine.send("hint 1");
+        engine.read_until(TIMEOUT, |l| l == format!("pong {ping}"));
+        let lines = engine.read_until(TIMEOUT, |l| l == "status");
+        let books: Vec<&String> = lines.iter().filter(|l| l.starts_with("book ")).collect();
+        assert_eq!(books, [book_line], "contempt {contempt}: {lines:?}");
+        for line in &lines {
+            check_line(Stream::Stdout, line).unwrap();
+        }
+        engine.send("go");
+        let said = engine.read_until(TIMEOUT, |l| l.starts_with("=== "));
+        assert_eq!(
+            said.last().unwrap(),
+            answer,
+            "contempt {contempt}: {said:?}"
+        );
+    }
+    engine.send("quit");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
