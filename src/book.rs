@@ -316,11 +316,31 @@ impl Book {
         Some(choices)
     }
 
+    /// [`Book::moves`] as NBoard's contempt values them: every move the book values as a
+    /// draw (0 discs) is worth `contempt` discs to Black instead (NBoard's `set contempt`,
+    /// clamped to -64..=64), so `-contempt` to White; best first by those values (ties in
+    /// square order). With `contempt` 0 it is [`Book::moves`].
+    pub fn moves_with_contempt(&self, board: &Board, contempt: i32) -> Option<Vec<BookChoice>> {
+        let contempt = Discs(contempt.clamp(-64, 64));
+        let draw = match board.side_to_move() {
+            Color::Black => contempt,
+            Color::White => -contempt,
+        };
+        let mut choices = self.moves(board)?;
+        for choice in &mut choices {
+            if choice.value == Discs::ZERO {
+                choice.value = draw;
+            }
+        }
+        choices.sort_by_key(|c| (std::cmp::Reverse(c.value), c.square.index()));
+        Some(choices)
+    }
+
     /// The move to play in `board`, or `None` when the position is not a book position (not
     /// in the book, or with no book move: only a searched leaf): one of the known moves
     /// (links or leaf) within `randomness` discs of the best, drawn with
-    /// `rng` (the best, first in square order, when `randomness` is 0). A draw is worth
-    /// `contempt` discs to Black (NBoard's `set contempt`, clamped to -64..=64).
+    /// `rng` (the best, first in square order, when `randomness` is 0), all valued as
+    /// [`Book::moves_with_contempt`] values them (the choice's value is that one).
     pub fn choose(
         &self,
         board: &Board,
@@ -328,23 +348,17 @@ impl Book {
         contempt: i32,
         rng: &mut Rng,
     ) -> Option<BookChoice> {
-        let draw = match board.side_to_move() {
-            Color::Black => contempt.clamp(-64, 64),
-            Color::White => -contempt.clamp(-64, 64),
-        };
-        let worth = |c: &BookChoice| if c.value.0 == 0 { draw } else { c.value.0 };
-        let mut choices = self.moves(board)?;
+        let choices = self.moves_with_contempt(board, contempt)?;
         // A position the book only reached (the end of a learned line, the frontier of a
         // build) has been searched once, at the book's depth: the engine's own search is
         // the better judge there.
         if !choices.iter().any(|c| c.in_book) {
             return None;
         }
-        choices.sort_by_key(|c| (std::cmp::Reverse(worth(c)), c.square.index()));
-        let best = worth(choices.first()?);
+        let best = choices.first()?.value;
         let near: Vec<BookChoice> = choices
             .into_iter()
-            .filter(|c| worth(c) >= best - randomness.0.max(0))
+            .filter(|c| c.value >= best - Discs(randomness.0.max(0)))
             .collect();
         let pick = if near.len() > 1 && randomness.0 > 0 {
             rng.below(near.len() as u64) as usize
@@ -606,6 +620,19 @@ mod tests {
         assert_eq!(pick(&book, 0, 0, &mut rng), "F5");
         // A draw worth -2 to Black (to move) is worse than the -1 of d3.
         assert_eq!(pick(&book, 0, -2, &mut rng), "D3");
+        let valued = book.moves_with_contempt(&start, -2).unwrap();
+        let shown: Vec<(String, i32)> = valued
+            .iter()
+            .map(|c| (c.square.to_string(), c.value.0))
+            .collect();
+        assert_eq!(shown, [("D3".to_string(), -1), ("F5".to_string(), -2)]);
+        // NBoard's +-100 are clamped; White sees the opposite of Black's contempt.
+        let extreme = book.moves_with_contempt(&start, 100).unwrap();
+        assert_eq!(
+            (extreme[0].square.to_string(), extreme[0].value.0),
+            ("F5".to_string(), 64)
+        );
+        assert_eq!(book.moves_with_contempt(&start, 0), book.moves(&start));
         let mut seen = std::collections::HashSet::new();
         for _ in 0..50 {
             seen.insert(pick(&book, 1, 0, &mut rng));

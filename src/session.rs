@@ -101,14 +101,17 @@ impl Session {
         }
     }
 
-    /// The moves the book knows in the current position, best first; `None` without a book,
-    /// out of it, or when the game is over.
+    /// The moves the book knows in the current position, draws valued by the contempt
+    /// ([`Book::moves_with_contempt`]), best first; `None` without a book, out of it, or
+    /// when the game is over.
     pub fn book_moves(&self) -> Option<Vec<BookChoice>> {
         let board = self.board();
         if board.is_game_over() {
             return None;
         }
-        self.book.as_ref()?.moves(board)
+        self.book
+            .as_ref()?
+            .moves_with_contempt(board, self.contempt)
     }
 
     /// The book's move in the current position (within `--book-randomness` of the best,

@@ -11,9 +11,10 @@ use common::nboard::check_line;
 use common::run_tsuru as tsuru;
 use common::{gtp, Engine, Stream, START_BO, TIMEOUT, TSURU};
 use tsuru::board::{notation, Board, Move};
-use tsuru::book::{Book, Key};
+use tsuru::book::{Book, BookMove, Entry, Key};
 use tsuru::formats::book as file;
 use tsuru::rng::Rng;
+use tsuru::score::Discs;
 
 /// A nine-move game Black wins 64-0.
 const WIPEOUT: &str = "e6f4e3f6g5d6e7f5c5";
@@ -131,6 +132,83 @@ fn damaged_book_files_give_clear_errors() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Ctrl-C during a build: the book is saved at once (not only at the next 30 s save), stdout
+/// has only the usual summary line, and the exit is clean.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_a_build_saves_the_book_and_exits_cleanly() {
+    use std::io::Read;
+    let dir = folder("interrupt");
+    let book = dir.join("interrupted.book");
+    // A window no build at depth 6 gets through in the test's time.
+    let mut child = Command::new(TSURU)
+        .args([
+            "book",
+            "build",
+            "--book",
+            path(&book),
+            "--depth",
+            "6",
+            "--window",
+            "64",
+            "--positions",
+            "100000000",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let mut buffer = [0u8; 4096];
+        while let Ok(n @ 1..) = stderr.read(&mut buffer) {
+            all.extend_from_slice(&buffer[..n]);
+            let _ = tx.send(());
+        }
+        String::from_utf8(all).unwrap()
+    });
+    // The first progress line comes after the handler is in place and a second of building.
+    rx.recv_timeout(TIMEOUT)
+        .expect("a progress line before Ctrl-C");
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(started.elapsed() < TIMEOUT, "the build did not stop");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    let stderr = reader.join().unwrap();
+    assert!(status.success(), "{status:?}: {stderr}");
+    assert!(stderr.contains("Ctrl-C: saving"), "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "{stdout}");
+    assert!(lines[0].contains("stopped by Ctrl-C"), "{stdout}");
+    // Everything the summary counts is in the file.
+    let saved = file::load(&book).unwrap();
+    assert!(saved.len() > 1);
+    assert!(
+        lines[0].starts_with(&format!("{} positions ", saved.len())),
+        "{stdout}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `count` random finished games as transcripts (seeded).
 fn random_games(count: usize, seed: u64) -> Vec<String> {
     let mut rng = Rng::new(seed);
@@ -222,6 +300,67 @@ fn ggf_moves(transcript: &str) -> String {
         .enumerate()
         .map(|(i, m)| format!("{}[{m}]", if i % 2 == 0 { "B" } else { "W" }))
         .collect()
+}
+
+/// NBoard's `set contempt N` (a book draw is worth N discs to Black) values the book's draws
+/// in both `hint`'s `book` lines and `go`'s choice. After f5, White to move: the book move F6
+/// is a draw, the best move outside the book D6 loses by 1.
+#[test]
+fn set_contempt_values_book_draws_in_hint_and_go() {
+    let dir = folder("contempt");
+    let book_path = dir.join("draw.book");
+    let board = after("f5");
+    let (key, to_key) = Key::of(&board);
+    let canonical = |square: &str| to_key.apply(square.parse().unwrap());
+    let mut book = Book::new();
+    let entry = Entry {
+        links: vec![BookMove {
+            square: canonical("f6"),
+            value: Discs(0),
+        }],
+        leaf: Some(BookMove {
+            square: canonical("d6"),
+            value: Discs(-1),
+        }),
+        depth: 4,
+        ..Entry::default()
+    };
+    book.insert_checked(key, entry).unwrap();
+    file::save(&book, &book_path).unwrap();
+
+    let mut engine = Engine::start(&["--book", path(&book_path)]);
+    engine.send("nboard 2");
+    engine.send("set depth 2");
+    engine.send(&format!("set game {}", nboard_game(&ggf_moves("f5"))));
+    // (contempt sent, White's book line, go's answer): 100 is clamped to 64.
+    let cases = [
+        (0, "book F6 +0.00 0 4", "=== F6/+0.00/0.00"),
+        (64, "book F6 -64.00 0 4", "=== D6/-1.00/0.00"),
+        (100, "book F6 -64.00 0 4", "=== D6/-1.00/0.00"),
+        (-3, "book F6 +3.00 0 4", "=== F6/+3.00/0.00"),
+        (-1, "book F6 +1.00 0 4", "=== F6/+1.00/0.00"),
+    ];
+    for (ping, (contempt, book_line, answer)) in cases.into_iter().enumerate() {
+        engine.send(&format!("set contempt {contempt}"));
+        engine.send(&format!("ping {ping}"));
+        engine.send("hint 1");
+        engine.read_until(TIMEOUT, |l| l == format!("pong {ping}"));
+        let lines = engine.read_until(TIMEOUT, |l| l == "status");
+        let books: Vec<&String> = lines.iter().filter(|l| l.starts_with("book ")).collect();
+        assert_eq!(books, [book_line], "contempt {contempt}: {lines:?}");
+        for line in &lines {
+            check_line(Stream::Stdout, line).unwrap();
+        }
+        engine.send("go");
+        let said = engine.read_until(TIMEOUT, |l| l.starts_with("=== "));
+        assert_eq!(
+            said.last().unwrap(),
+            answer,
+            "contempt {contempt}: {said:?}"
+        );
+    }
+    engine.send("quit");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

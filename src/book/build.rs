@@ -4,7 +4,9 @@
 //! From the roots (the start, or the positions of an opening list), [`Book::frontier`] walks
 //! the book in order of *cost*: the discs given up along the way, each step costing how much
 //! worse the move taken is than the position's best. Every leaf reached within the window is
-//! a candidate, cheapest (then shallowest) first. Expanding a candidate ([`expand`]) turns
+//! a candidate, cheapest (then shallowest) first, except in positions within the build
+//! level's exact-solve reach ([`horizon`]): they enter the book as leaves valued by the
+//! exact solver, and are not expanded further. Expanding a candidate ([`expand`]) turns
 //! the leaf into a link: the position it leads to enters the book with its own best move
 //! valued by search, and the parent's next best move outside the book is searched. The
 //! searches of one batch of candidates read the book only, so they run on as many threads
@@ -17,6 +19,18 @@ use super::learn::{settle, Valuer};
 use super::{next, Book, BookMove, Entry, Key, Next};
 use crate::board::{Board, Move, Square};
 use crate::score::Discs;
+use crate::search::Level;
+
+/// The empties at or below which a build at `level` expands no position: the level's
+/// exact-solve threshold ([`Level::exact_empties`], 18 at level 12). A position there is
+/// valued by the exact solver (its leaf is the exact best move, so its value is exact),
+/// and the engine playing at that level solves it exactly by itself: expanding it would
+/// spend the build's searches on what neither the book's values nor the engine's play
+/// need. The win/loss/draw threshold above it is not used: its searches prove only the
+/// sign of a value, and the lines through it are worth backing up from exact children.
+pub fn horizon(level: Level) -> u32 {
+    level.exact_empties()
+}
 
 /// A leaf to expand: a position (in the orientation its line reached it), the move, the
 /// discs given up on the way, and the line from its root.
@@ -54,9 +68,17 @@ impl Expansion {
 
 impl Book {
     /// Up to `limit` leaves within `window` discs of the roots' best values, cheapest first
-    /// (then shallowest), no two in the same position nor leading to the same one. Roots
-    /// not in the book are skipped.
-    pub fn frontier(&self, roots: &[Board], window: Discs, limit: usize) -> Vec<Candidate> {
+    /// (then shallowest), no two in the same position nor leading to the same one, and none
+    /// in a position with `solved_empties` or fewer empty squares (a build passes its
+    /// [`horizon`]; the lines below such a position are not walked). Roots not in the book
+    /// are skipped.
+    pub fn frontier(
+        &self,
+        roots: &[Board],
+        window: Discs,
+        solved_empties: u32,
+        limit: usize,
+    ) -> Vec<Candidate> {
         struct Node {
             board: Board,
             line: Vec<Move>,
@@ -77,6 +99,10 @@ impl Book {
         while let Some(Reverse((cost, ply, index))) = heap.pop() {
             let (key, to_key) = Key::of(&nodes[index].board);
             if !visited.insert(key) {
+                continue;
+            }
+            // Every position below has fewer empties still: nothing there is expanded.
+            if nodes[index].board.empties() <= solved_empties {
                 continue;
             }
             let Some(entry) = self.entries.get(&key) else {
@@ -245,7 +271,7 @@ mod tests {
         assert_eq!(book.len(), 1);
         let mut total = 1;
         for _ in 0..6 {
-            let batch = book.frontier(std::slice::from_ref(&start), Discs(0), 2);
+            let batch = book.frontier(std::slice::from_ref(&start), Discs(0), 0, 2);
             assert!(!batch.is_empty());
             let expansions: Vec<Expansion> =
                 batch.iter().map(|c| expand(&book, c, &mut Fixed)).collect();
@@ -272,5 +298,50 @@ mod tests {
         // With every leaf worth -10 to its mover, the line alternates +10 and -10 back up.
         let root = book.get(&Key::of(&start).0).unwrap();
         assert_eq!(root.value().map(|v| v.0.abs()), Some(10));
+    }
+
+    #[test]
+    fn a_build_expands_no_position_within_the_exact_solve_reach() {
+        // Level 38 solves from 57 empties: three moves into the game. With a window that
+        // takes every line, the build runs until nothing is left to expand.
+        let level = Level::new(38).unwrap();
+        let solved = horizon(level);
+        assert_eq!(solved, 57);
+        let mut book = Book::new();
+        let start = Board::start();
+        add_roots(&mut book, &[Vec::new()], &mut Fixed).unwrap();
+        let mut rounds = 0;
+        loop {
+            let batch = book.frontier(std::slice::from_ref(&start), Discs(64), solved, 4);
+            if batch.is_empty() {
+                break;
+            }
+            for candidate in &batch {
+                assert!(candidate.board.empties() > solved, "{:?}", candidate.line);
+            }
+            let expansions: Vec<Expansion> =
+                batch.iter().map(|c| expand(&book, c, &mut Fixed)).collect();
+            for e in expansions {
+                book.apply(e);
+            }
+            book.negamax();
+            rounds += 1;
+            assert!(rounds < 1000, "the build does not end");
+        }
+        // Positions at the threshold were added and valued, but none has a book move.
+        let mut at_threshold = 0;
+        for (key, entry) in book.sorted() {
+            let empties = key.board().unwrap().empties();
+            assert!(empties >= solved, "{empties} empties: below the threshold");
+            if empties <= solved {
+                at_threshold += 1;
+                assert!(entry.links.is_empty(), "{entry:?}");
+                assert!(entry.leaf.is_some(), "{entry:?}");
+            } else {
+                // Above it, every line within the window was followed: no leaf is left.
+                assert!(entry.leaf.is_none(), "{entry:?}");
+            }
+        }
+        assert!(at_threshold > 0);
     }
 }

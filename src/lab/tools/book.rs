@@ -3,8 +3,11 @@
 //!
 //! - `build`: best-first expansion from the start (or from every line of `--openings`) of
 //!   the lines within `--window` discs of the best, leaves valued at `--depth` (the exact
-//!   solver near the end), until `--positions` new positions; the file is rewritten every
-//!   30 seconds and at the end, and a later run resumes from it. Progress on stderr.
+//!   solver near the end), until `--positions` new positions; positions within the exact
+//!   solver's reach at that depth are leaves, never expanded ([`horizon`]); the file is
+//!   rewritten every 30 seconds, at the end and at the first Ctrl-C (heeded between batches
+//!   of searches; a second one ends the process at once), and a later run resumes from it.
+//!   Progress on stderr.
 //! - `learn`: adds games (GGF records, or transcripts one a line) and rewrites the file
 //!   after each, so a crash loses at most the game being added.
 //! - `show`: the moves of a position (the start, or after a transcript) with values, game
@@ -22,9 +25,10 @@ use anyhow::{bail, ensure, Context, Result};
 
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::{notation, Board, Move};
-use crate::book::build::{add_roots, expand, Candidate, Expansion};
+use crate::book::build::{add_roots, expand, horizon, Candidate, Expansion};
 use crate::book::learn::SearchValuer;
 use crate::book::{Book, Key};
+use crate::cli::interrupt;
 use crate::formats::book as file;
 use crate::formats::ggf::GgfGame;
 use crate::lab::parallel::map_chunks;
@@ -78,7 +82,8 @@ pub const SPEC: ToolSpec = ToolSpec {
     ],
     notes: "Actions (and their ARGs):\n\
            \x20 build            add --positions new positions, best-first, to the book (made if\n\
-           \x20                  missing; a later build resumes it); saved every 30 s and at the end\n\
+           \x20                  missing; a later build resumes it); saved every 30 s, at the end\n\
+           \x20                  and on Ctrl-C\n\
            \x20 learn GAMES...   add the games of these files (GGF records, or one transcript a line);\n\
            \x20                  the book is saved after each game\n\
            \x20 show [MOVES]     the position after a transcript (default: the start) and its moves\n\
@@ -288,6 +293,8 @@ fn roots(openings: Option<&Path>) -> Result<Vec<(Board, Vec<Move>)>> {
 }
 
 fn build(options: &Options, path: &Path) -> Result<()> {
+    // First, so that no Ctrl-C from here on loses the work since the last save.
+    interrupt::catch();
     let mut book = open(path)?;
     let roots = roots(options.openings.as_deref())?;
     let searches: Vec<Mutex<Search>> = (0..options.threads)
@@ -296,19 +303,29 @@ fn build(options: &Options, path: &Path) -> Result<()> {
     let started = Instant::now();
     let level = options.level;
     let lines: Vec<Vec<Move>> = roots.iter().map(|(_, moves)| moves.clone()).collect();
-    let mut added = {
+    let mut added = 0;
+    {
         let mut search = searches[0].lock().expect("no search panicked");
-        add_roots(
-            &mut book,
-            &lines,
-            &mut SearchValuer::new(&mut search, level),
-        )? as u64
-    };
+        let mut valuer = SearchValuer::new(&mut search, level);
+        // One opening at a time, so that Ctrl-C is heeded during a long opening list too.
+        for line in lines.chunks(1) {
+            if interrupt::requested() {
+                break;
+            }
+            added += add_roots(&mut book, line, &mut valuer)? as u64;
+        }
+    }
     let boards: Vec<Board> = roots.into_iter().map(|(board, _)| board).collect();
     let (mut saved, mut shown) = (Instant::now(), Instant::now());
     let mut ended = "the positions asked for were added";
     while added < options.positions {
-        let batch = book.frontier(&boards, options.window, options.threads);
+        // Polled between batches: a batch's searches are not stopped half-way, as their
+        // values would be stored.
+        if interrupt::requested() {
+            ended = "stopped by Ctrl-C (a later build resumes)";
+            break;
+        }
+        let batch = book.frontier(&boards, options.window, horizon(level), options.threads);
         if batch.is_empty() {
             ended = "no line within the window is left to expand";
             break;
@@ -346,6 +363,9 @@ fn build(options: &Options, path: &Path) -> Result<()> {
         );
     }
     eprintln!();
+    if interrupt::requested() {
+        eprintln!("book: Ctrl-C: saving {} and stopping", path.display());
+    }
     file::save(&book, path)?;
     let seconds = started.elapsed().as_secs_f64();
     crate::outln!(
