@@ -103,6 +103,33 @@ fn ffo_20_to_39_are_solved_exactly() {
     check_ffo("fforum-20-39.obf");
 }
 
+/// The balanced validation set (positions of tsuru-NTest games at 24 empties, made by
+/// `tsuru decided --positions-out`): every position has 24 empties, the values are balanced
+/// (most within a few discs), and a spread sample of them is confirmed by the solver.
+#[test]
+fn balanced_validation_values_are_exact() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/eval-validation-balanced.txt"
+    );
+    let positions = tsuru::formats::validation::read(std::path::Path::new(path)).unwrap();
+    assert_eq!(positions.len(), 400);
+    assert!(positions.iter().all(|(board, _)| board.empties() == 24));
+    let close = positions
+        .iter()
+        .filter(|(_, score)| score.0.abs() <= 6)
+        .count();
+    assert!(close >= 300, "{close} of 400 within 6 discs");
+    let mut solver = EndgameSolver::new(64);
+    let stop = AtomicBool::new(false);
+    for (board, score) in positions.iter().step_by(199) {
+        let solution = solver
+            .solve(&mut board.clone(), SolveMode::Exact, &stop)
+            .unwrap();
+        assert_eq!(solution.score, *score, "{board:?}");
+    }
+}
+
 #[test]
 fn exact_scores_are_the_same_on_all_symmetries() {
     let mut rng = Rng::new(17);

@@ -7,6 +7,12 @@
 //! summed from its side) and after them (final result minus exact value). A game that never
 //! reaches N empties, or that did not end on the board (a forfeit), is listed and left out of
 //! the sums.
+//!
+//! With `--positions-out FILE`, the solved positions are also appended to FILE as validation
+//! lines (the position, its exact score for the side to move; [`crate::formats::validation`]):
+//! balanced positions from real games with their exact values, for measuring an evaluation
+//! where it is used (`tsuru probcut --endgame FILE` prints how well shallow searches predict
+//! them).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
@@ -17,6 +23,7 @@ use anyhow::{bail, Context, Result};
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::{Board, Color};
 use crate::formats::ggf::GgfGame;
+use crate::formats::validation;
 use crate::search::endgame::{EndgameSolver, SolveMode};
 
 /// The command line of `tsuru decided`.
@@ -31,6 +38,12 @@ pub const SPEC: ToolSpec = ToolSpec {
             "solve at N empty squares, 1..60 (default 24)",
         ),
         ToolOption::new("--hash", "MB", "transposition table size (default 1024)"),
+        ToolOption::new(
+            "--positions-out",
+            "FILE",
+            "also append each solved position and its exact score (side to\n\
+             move) to FILE as a validation file",
+        ),
     ],
     notes: "",
 };
@@ -53,6 +66,7 @@ struct Tally {
 /// Runs the tool.
 pub fn run(args: &[String]) -> Result<()> {
     let (mut file, mut empties, mut hash_mb) = (None, DEFAULT_EMPTIES, 1024usize);
+    let mut positions_out: Option<String> = None;
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
         match arg {
@@ -60,6 +74,9 @@ pub fn run(args: &[String]) -> Result<()> {
                 empties = args.whole_number(flag)?.min(u64::from(u32::MAX)) as u32
             }
             Arg::Flag(flag @ "--hash") => hash_mb = args.whole_number(flag)? as usize,
+            Arg::Flag(flag @ "--positions-out") => {
+                positions_out = Some(args.value(flag)?.to_string())
+            }
             Arg::Positional(name) if file.is_none() => file = Some(name.to_string()),
             other => return Err(args.unexpected(other)),
         }
@@ -71,6 +88,8 @@ pub fn run(args: &[String]) -> Result<()> {
         bail!("--empties must be 1..60");
     }
     let text = std::fs::read_to_string(&file).with_context(|| format!("reading {file}"))?;
+    let mut solved_lines =
+        format!("# {file}: positions at {empties} empties solved by tsuru decided\n");
     let mut solver = EndgameSolver::new(hash_mb);
     let stop = AtomicBool::new(false);
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
@@ -109,6 +128,8 @@ pub fn run(args: &[String]) -> Result<()> {
             Color::Black => solution.score,
             Color::White => -solution.score,
         };
+        solved_lines.push_str(&validation::line(&position, solution.score));
+        solved_lines.push('\n');
         let last = game.board().final_score(Color::Black);
         crate::outln!("{number:>5} {black:<12} {white:<12} {exact:>+8} {last:>+6}")?;
         for (player, sign) in [(black, 1), (white, -1)] {
@@ -138,6 +159,15 @@ pub fn run(args: &[String]) -> Result<()> {
         )?;
     }
     crate::outln!("time {:.1} s", started.elapsed().as_secs_f64())?;
+    if let Some(path) = positions_out {
+        use std::io::Write;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut out| out.write_all(solved_lines.as_bytes()))
+            .with_context(|| format!("writing {path}"))?;
+    }
     Ok(())
 }
 
