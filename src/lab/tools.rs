@@ -340,7 +340,7 @@ mod tests {
         );
         assert_eq!(
             decided::SPEC.usage(),
-            "decided FILE.ggf [--empties N] [--hash MB]"
+            "decided FILE.ggf [--empties N] [--hash MB] [--positions-out FILE]"
         );
         assert_eq!(
             datagen::SPEC.usage(),

@@ -1,4 +1,4 @@
-//! `tsuru decided FILE.ggf [--empties N] [--hash MB]`: where the games of a match were decided.
+//! `tsuru decided FILE.ggf [--empties N] [--hash MB] [--positions-out FILE]`: where the games of a match were decided.
 //!
 //! Every game of a GGF file (such as a `tsuru match` record, `games.ggf`) is replayed to its
 //! first position with N empties (24 unless `--empties` says otherwise), which is solved
