@@ -30,15 +30,9 @@ fn position_at(record: &str, empties: u32) -> Board {
     board.without_history()
 }
 
-#[test]
-fn positions_out_holds_each_game_at_n_empties_with_its_true_value() {
-    let dir = std::env::temp_dir().join(format!("tsuru-decided-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let ggf = dir.join("games.ggf");
-    let out = dir.join("solved.txt");
-    std::fs::write(&ggf, GAMES.join("\n") + "\n").unwrap();
-    let _ = std::fs::remove_file(&out);
-    let run = tsuru(&[
+/// `tsuru decided GGF --empties 10 --positions-out OUT`.
+fn decided_at_10(ggf: &std::path::Path, out: &std::path::Path) -> std::process::Output {
+    tsuru(&[
         "decided",
         ggf.to_str().unwrap(),
         "--empties",
@@ -47,7 +41,18 @@ fn positions_out_holds_each_game_at_n_empties_with_its_true_value() {
         "16",
         "--positions-out",
         out.to_str().unwrap(),
-    ]);
+    ])
+}
+
+#[test]
+fn positions_out_holds_each_game_at_n_empties_with_its_true_value() {
+    let dir = std::env::temp_dir().join(format!("tsuru-decided-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ggf = dir.join("games.ggf");
+    let out = dir.join("solved.txt");
+    std::fs::write(&ggf, GAMES.join("\n") + "\n").unwrap();
+    let _ = std::fs::remove_file(&out);
+    let run = decided_at_10(&ggf, &out);
     assert_eq!(
         run.status.code(),
         Some(0),
@@ -82,16 +87,7 @@ fn positions_out_holds_each_game_at_n_empties_with_its_true_value() {
         );
     }
     // A second run appends.
-    let again = tsuru(&[
-        "decided",
-        ggf.to_str().unwrap(),
-        "--empties",
-        "10",
-        "--hash",
-        "16",
-        "--positions-out",
-        out.to_str().unwrap(),
-    ]);
+    let again = decided_at_10(&ggf, &out);
     assert_eq!(again.status.code(), Some(0));
     assert_eq!(validation::read(&out).unwrap().len(), 4);
     std::fs::remove_dir_all(&dir).ok();

@@ -350,8 +350,7 @@ impl PatternEval {
 impl Evaluation for PatternEval {
     #[inline]
     fn evaluate(&self, board: &Board) -> Score {
-        let limit = Score::MAX.0 - 1;
-        Score(self.raw(board).clamp(-limit, limit))
+        self.evaluate_with_moves(board, board.legal_moves())
     }
 
     #[inline]
