@@ -1,6 +1,7 @@
 //! Search: iterative deepening over a principal-variation alpha-beta search.
 //!
-//! [`Search::iterate`] takes a position and [`SearchLimits`] and deepens one ply at a time,
+//! [`Search::iterate`] takes a position and [`SearchLimits`] and deepens to depths 1 and 2,
+//! then two plies at a time (even depths, and the depth limit itself when it is odd),
 //! reporting every completed iteration through a callback ([`SearchInfo`]: every line of one
 //! iteration carries the same depth) and returning the last completed iteration's result
 //! ([`SearchResult`]). Near the end of the game it hands over to the exact
@@ -406,6 +407,13 @@ impl Search {
         let mut result: Option<SearchResult> = None;
         let mut last_score = Score::ZERO;
         for depth in 1..=max_depth {
+            // Past depth 2, only even depths (and the last one): a line of odd depth ends
+            // with the other side to move, whose values sit higher by the noise of the best
+            // of its replies, so odd and even iterations disagree by a disc or two and the
+            // move chosen would depend on which parity the clock stopped at.
+            if depth > 2 && depth % 2 == 1 && depth != max_depth {
+                continue;
+            }
             if depth > 1 && self.past_soft_deadline(limits) {
                 break;
             }

@@ -93,6 +93,32 @@ fn fixed_depth_scores_equal_plain_negamax() {
 }
 
 #[test]
+fn iterations_go_through_even_depths_and_end_at_the_limit() {
+    // Depths 1 and 2, then even depths, then the limit itself when it is odd: every line
+    // of a completed iteration past depth 2 ends with the root side to move.
+    let board = Board::start();
+    for (limit, expected) in [
+        (1, vec![1]),
+        (2, vec![1, 2]),
+        (3, vec![1, 2, 3]),
+        (6, vec![1, 2, 4, 6]),
+        (9, vec![1, 2, 4, 6, 8, 9]),
+    ] {
+        let mut depths = Vec::new();
+        let mut search = Search::new(8);
+        let result = search.iterate(
+            &board,
+            &depth_limits(limit),
+            &AtomicBool::new(false),
+            &mut |info| depths.push(info.depth),
+        );
+        let expected: Vec<Depth> = expected.into_iter().map(Depth::Plies).collect();
+        assert_eq!(depths, expected, "limit {limit}");
+        assert_eq!(result.depth, Depth::Plies(limit));
+    }
+}
+
+#[test]
 fn the_table_does_not_change_fixed_depth_scores() {
     let mut rng = Rng::new(37);
     let mut with = exact_search(8);
@@ -355,7 +381,8 @@ fn a_solve_reports_probable_passes_and_a_stopped_one_answers_with_the_last() {
     let mut depths = Vec::new();
     let result = search.iterate(&board, &limits, &stop, &mut |info| depths.push(info.depth));
     let probable: Vec<Depth> = [73, 87, 95, 99].map(Depth::Probable).to_vec();
-    let mut expected: Vec<Depth> = (1..=4).map(Depth::Plies).collect();
+    // The midgame pass before the solve: depths 1, 2 and 4 (even depths past 2).
+    let mut expected: Vec<Depth> = [1, 2, 4].map(Depth::Plies).to_vec();
     expected.extend(probable.iter().copied());
     expected.push(Depth::Exact);
     assert_eq!(depths, expected);
