@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tsuru::board::{bits, Board, Move};
+use tsuru::board::{bits, Board, Color, Move};
 use tsuru::eval::bundle::Evaluator;
 use tsuru::eval::{EvalBundle, Evaluation};
 use tsuru::rng::Rng;
@@ -509,4 +509,22 @@ fn a_clock_too_short_for_a_solve_deepens_the_midgame_instead() {
     let result = search_to(&mut search, &board, &limits);
     assert_eq!(result.depth, Depth::Plies(7));
     assert!(!result.completed);
+}
+
+/// `tsuru probcut` measures every depth, odd ones above 2 too (they are not iterations of a
+/// deepening search), and each is the full-width value of that depth.
+#[test]
+fn probcut_depth_values_are_the_minimax_value_of_every_depth() {
+    let bundle = EvalBundle::shipped().without_statistics();
+    let mut board = Board::start();
+    for mv in ["f5", "d6", "c3", "d3", "c4", "f4", "f6", "f3", "e6", "e7"] {
+        board.play(Move::Play(mv.parse().unwrap())).unwrap();
+    }
+    assert_eq!(board.side_to_move(), Color::Black);
+    let values = tsuru::lab::tools::probcut::depth_values(&board, &bundle);
+    assert_eq!(values.len(), tsuru::search::probcut::MAX_DEPTH as usize + 1);
+    for depth in 0..=5 {
+        let expected = negamax(&mut board.clone(), depth);
+        assert_eq!(values[depth as usize].0, expected, "depth {depth}");
+    }
 }

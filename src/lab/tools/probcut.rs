@@ -206,13 +206,14 @@ fn choose_positions(
 }
 
 /// The root value (score units) at every depth from 0 to `min(MAX_DEPTH, empties - 1)`, with
-/// the bundle's evaluation and no selectivity.
+/// the bundle's evaluation and no selectivity: the fixed-depth minimax values (checked against
+/// a plain negamax in tests/search.rs).
 ///
 /// Iterative deepening skips odd depths above 2 unless they are the limit, so each depth is
 /// its own search with that limit; the table kept between them orders the next one, and
 /// without selectivity a table entry only cuts at its own depth, so every value is the
 /// fixed-depth minimax value.
-fn depth_values(board: &Board, bundle: &EvalBundle) -> Vec<Score> {
+pub fn depth_values(board: &Board, bundle: &EvalBundle) -> Vec<Score> {
     let mut search = Search::new(8);
     search.set_evaluation(bundle.clone());
     search.set_selectivity(None);
@@ -382,51 +383,6 @@ fn parse_args(args: &[String]) -> Result<Options> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::{bits, Color, Move};
-    use crate::eval::Evaluation;
-
-    /// Plain negamax to `depth` plies with the bundle's evaluation at the leaves (a pass is
-    /// not a ply, as in the search; a finished game is scored exactly).
-    fn minimax(board: &mut Board, depth: u32, bundle: &EvalBundle) -> i32 {
-        let moves = board.legal_moves();
-        if moves == 0 && !board.opponent_has_legal_move() {
-            return Score::from_discs(board.final_score(board.side_to_move())).0;
-        }
-        if depth == 0 {
-            return bundle.evaluator().evaluate(board).0;
-        }
-        if moves == 0 {
-            board.make_pass();
-            let value = -minimax(board, depth, bundle);
-            board.undo();
-            return value;
-        }
-        let mut best = i32::MIN;
-        for square in bits::squares(moves) {
-            board.make_move(square);
-            best = best.max(-minimax(board, depth - 1, bundle));
-            board.undo();
-        }
-        best
-    }
-
-    #[test]
-    fn depth_values_are_the_minimax_value_of_every_depth() {
-        // Odd depths above 2 are not iterations of a deepening search; each must still be
-        // measured, and be the full-width value of that depth.
-        let bundle = EvalBundle::shipped().without_statistics();
-        let mut board = Board::start();
-        for mv in ["f5", "d6", "c3", "d3", "c4", "f4", "f6", "f3", "e6", "e7"] {
-            board.play(Move::Play(mv.parse().unwrap())).unwrap();
-        }
-        assert_eq!(board.side_to_move(), Color::Black);
-        let values = depth_values(&board, &bundle);
-        assert_eq!(values.len(), MAX_DEPTH as usize + 1);
-        for depth in 0..=5 {
-            let expected = minimax(&mut board.clone(), depth, &bundle);
-            assert_eq!(values[depth as usize].0, expected, "depth {depth}");
-        }
-    }
 
     #[test]
     fn regression_recovers_a_line_and_its_noise() {
