@@ -5,8 +5,11 @@
 //! other size is rounded down to a power of two. An entry keeps
 //! the upper 32 bits of the position's hash as a check (the lower bits chose the bucket), the
 //! depth, the bound kind, the best move, the score and the search generation it was written
-//! in. Replacement: the same position's entry is overwritten; otherwise the entry of an older
-//! generation, or else the shallowest one, is replaced.
+//! in. Replacement: the same position's entry is overwritten by a result at least as deep
+//! and kept against a shallower one (a Multi-ProbCut test or an early iteration searches
+//! positions the table may already hold from deeper searches, of this move or an earlier
+//! one); another position's entry is replaced by preference when it is of an older
+//! generation, or else the shallowest one is.
 //!
 //! A `depth` of [`SOLVED_DEPTH`] marks a value proven to the end of the game.
 //!
@@ -307,6 +310,12 @@ impl TranspositionTable {
         for (i, word) in bucket[..BUCKET_ENTRIES].iter().enumerate() {
             let entry = Entry::decode(word.load(Relaxed));
             if entry.check == check || entry.is_empty() {
+                // A deeper result for the same position says more than this one: keep it
+                // (a Multi-ProbCut test or a shallower iteration searches positions the
+                // table already holds from deeper searches).
+                if entry.check == check && !entry.is_empty() && entry.depth > depth {
+                    return;
+                }
                 victim = i;
                 old = entry;
                 break;
@@ -441,6 +450,36 @@ mod tests {
         );
         table.clear();
         assert_eq!(table.probe(hash), None);
+    }
+
+    #[test]
+    fn a_shallower_result_does_not_replace_a_deeper_one_of_the_same_position() {
+        let table = TranspositionTable::new(1);
+        let hash = 0x0000_0007_0000_0003u64;
+        let (deep, shallow) = (Square::new(10), Square::new(20));
+        table.store(hash, 9, Bound::Lower, 40, deep);
+        table.store(hash, 4, Bound::Exact, -15, shallow);
+        let entry = table.probe(hash).unwrap();
+        assert_eq!(
+            (entry.depth, entry.bound(), entry.score, entry.best_move()),
+            (9, Bound::Lower, 40, deep),
+            "the deeper entry stays whole"
+        );
+        // As deep or deeper replaces it.
+        table.store(hash, 9, Bound::Upper, 12, shallow);
+        let entry = table.probe(hash).unwrap();
+        assert_eq!(
+            (entry.depth, entry.bound(), entry.score, entry.best_move()),
+            (9, Bound::Upper, 12, shallow)
+        );
+        table.store(hash, SOLVED_DEPTH, Bound::Exact, 2, None);
+        let entry = table.probe(hash).unwrap();
+        assert_eq!(
+            (entry.depth, entry.score, entry.best_move()),
+            (SOLVED_DEPTH, 2, shallow)
+        );
+        table.store(hash, 30, Bound::Exact, 5, deep);
+        assert_eq!(table.probe(hash).unwrap().depth, SOLVED_DEPTH);
     }
 
     #[test]
