@@ -311,9 +311,8 @@ impl TranspositionTable {
             let entry = Entry::decode(word.load(Relaxed));
             if entry.check == check || entry.is_empty() {
                 // A deeper result for the same position says more than this one: keep it
-                // (a Multi-ProbCut test or a shallower iteration searches positions the
-                // table already holds from deeper searches).
-                if entry.check == check && !entry.is_empty() && entry.depth > depth {
+                // (module doc). An empty entry has depth 0, so it never stops a store.
+                if entry.depth > depth {
                     return;
                 }
                 victim = i;
