@@ -522,7 +522,10 @@ fn probcut_depth_values_are_the_minimax_value_of_every_depth() {
     }
     assert_eq!(board.side_to_move(), Color::Black);
     let values = tsuru::lab::tools::probcut::depth_values(&board, &bundle);
-    assert_eq!(values.len(), tsuru::search::probcut::MAX_DEPTH as usize + 1);
+    assert_eq!(
+        values.len(),
+        tsuru::search::probcut::FULL_WIDTH_DEPTH as usize + 1
+    );
     for depth in 0..=5 {
         let expected = negamax(&mut board.clone(), depth);
         assert_eq!(values[depth as usize].0, expected, "depth {depth}");

@@ -24,7 +24,7 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use anyhow::{ensure, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 
 use super::pattern::{PatternEval, WeightsId};
 use super::{Evaluation, SeedsEval, SHIPPED_WEIGHTS};
@@ -167,6 +167,25 @@ impl EvalBundle {
         };
         bundle.warn_missing_statistics();
         bundle
+    }
+
+    /// The same evaluation with `table` as its midgame statistics (`tsuru probcut` searches
+    /// selectively with the shallow depths' statistics to measure the deep ones); error if
+    /// the table was measured for other weights.
+    pub fn with_probcut(&self, table: ProbCutTable) -> Result<EvalBundle> {
+        let EvalId::Weights(id) = self.id else {
+            bail!("{} has no Multi-ProbCut statistics", self.source);
+        };
+        ensure!(
+            table.weights() == id,
+            "the midgame ProbCut statistics were measured for weights {}, not for {} (weights {id})",
+            table.weights(),
+            self.source
+        );
+        Ok(EvalBundle {
+            probcut: Some(Arc::new(table)),
+            ..self.clone()
+        })
     }
 
     /// The same evaluation without statistics (what `tsuru probcut` measures them with).

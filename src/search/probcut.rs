@@ -50,9 +50,12 @@ fn read_weights_line(words: &[&str], slot: &mut Option<WeightsId>) -> Result<()>
 /// Smallest depth a cut is tried at.
 pub const MIN_DEPTH: u32 = 3;
 
-/// Largest depth with its own statistics; deeper searches use this depth's, which is
-/// cautious: the error of a prediction grows with the gap between the two depths.
-pub const MAX_DEPTH: u32 = 10;
+/// Deepest depth whose statistics `tsuru probcut` measures without selectivity; the deeper
+/// ones compare two selective searches (a full-width search that deep is out of reach).
+pub const FULL_WIDTH_DEPTH: u32 = 10;
+
+/// Largest depth with its own statistics; deeper searches use this depth's.
+pub const MAX_DEPTH: u32 = 20;
 
 /// The confidence factor the engine plays with.
 pub const DEFAULT_CONFIDENCE: f32 = 1.25;
@@ -105,19 +108,25 @@ impl ProbCutTable {
         self.stages
     }
 
-    /// The prediction for a search of `depth` plies from a position with `empties` empties,
-    /// if one was measured (depths above [`MAX_DEPTH`] use [`MAX_DEPTH`]'s).
+    /// The prediction for a search of `depth` plies from a position with `empties` empties:
+    /// the statistics of the deepest depth measured for its stage up to `depth` (so depths
+    /// above [`MAX_DEPTH`], or above what a stage's positions allowed, use the deepest
+    /// ones); `None` if none was.
     #[inline]
     pub fn get(&self, empties: u32, depth: u32) -> Option<Cut> {
         if depth < MIN_DEPTH {
             return None;
         }
         let stage = stage_of(empties, self.stages);
-        let measured = depth.min(MAX_DEPTH) as usize;
-        let mut cut = self.cuts[stage * (MAX_DEPTH as usize + 1) + measured]?;
+        let row = &self.cuts[stage * (MAX_DEPTH as usize + 1)..][..MAX_DEPTH as usize + 1];
+        let mut cut = row[MIN_DEPTH as usize..=depth.min(MAX_DEPTH) as usize]
+            .iter()
+            .rev()
+            .find_map(|cut| *cut)?;
         // Beyond the measured depths the predicting search keeps its rule (a quarter of the
         // depth), so the gap between the two grows slowly and the deepest measured
-        // statistics stay a fair guess.
+        // statistics stay a fair guess (measured from 11 to 20 plies, sigma does not grow
+        // with the depth: docs/results.md).
         cut.shallow = shallow_depth(depth);
         Some(cut)
     }
@@ -342,6 +351,30 @@ mod tests {
             let text = format!("weights 00000001\n{bad}");
             assert!(ProbCutTable::parse(&text).is_err(), "{bad:?} was accepted");
         }
+    }
+
+    #[test]
+    fn a_depth_without_statistics_uses_the_deepest_measured_below_it() {
+        let table = ProbCutTable::parse(
+            "weights 00000001\nstages 15\n3 8 4 0.9 -0.5 2.5 100\n3 12 6 1.1 0.5 3.5 100\n",
+        )
+        .unwrap();
+        // Stage 3 of 15 covers 48..=45 empties. Depth 10 falls back to depth 8's fit, but
+        // its predicting search keeps the rule for depth 10.
+        let cut = table.get(46, 10).unwrap();
+        assert_eq!(cut.shallow, shallow_depth(10));
+        assert!((cut.slope - 0.9).abs() < 1e-6);
+        assert!((cut.sigma - 250.0).abs() < 1e-3);
+        let cut = table.get(46, 12).unwrap();
+        assert_eq!(cut.shallow, 6);
+        assert!((cut.slope - 1.1).abs() < 1e-6);
+        assert!((cut.sigma - 350.0).abs() < 1e-3);
+        // Beyond MAX_DEPTH: the deepest measured depth, 12.
+        let cut = table.get(46, 25).unwrap();
+        assert_eq!(cut.shallow, shallow_depth(25));
+        assert!((cut.sigma - 350.0).abs() < 1e-3);
+        // Nothing measured at or below depth 7.
+        assert_eq!(table.get(46, 7), None);
     }
 
     #[test]

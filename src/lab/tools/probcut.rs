@@ -14,9 +14,13 @@
 //!
 //! Positions come from WTHOR games (a fixed, seeded choice of game and move number, spread
 //! evenly over 14 to 58 empties). Each is searched without selectivity to every depth up to
-//! [`MAX_DEPTH`] (less than its empties); for each stage and depth `d` the values at `d` are
-//! regressed on those at `shallow_depth(d)` by least squares, and the deviation of the
-//! residuals is `sigma`. The output is the statistics file of [`crate::search::probcut`].
+//! [`FULL_WIDTH_DEPTH`] (less than its empties); for each stage and depth `d` the values at
+//! `d` are regressed on those at `shallow_depth(d)` by least squares, and the deviation of the
+//! residuals is `sigma`. The deeper depths, up to [`MAX_DEPTH`], are measured the same way on
+//! the values of the selective search as the engine plays it (confidence
+//! [`DEFAULT_CONFIDENCE`], cutting with the statistics just measured): a full-width search of
+//! 20 plies is out of reach, and a cut at a deep node compares two selective searches. The
+//! output is the statistics file of [`crate::search::probcut`].
 //!
 //! With `--endgame`, the statistics of the solver's selective passes instead: the exact values
 //! of a validation set regressed on shallow searches (see `run_endgame`).
@@ -38,8 +42,8 @@ use crate::rng::Rng;
 use crate::score::{Discs, Score};
 use crate::search::endgame::EndgameSolver;
 use crate::search::probcut::{
-    shallow_depth, weights_line, EndgameCuts, ProbCutTable, MAX_DEPTH, MAX_ENDGAME_SHALLOW,
-    MIN_DEPTH,
+    shallow_depth, weights_line, EndgameCuts, ProbCutTable, DEFAULT_CONFIDENCE, FULL_WIDTH_DEPTH,
+    MAX_DEPTH, MAX_ENDGAME_SHALLOW, MIN_DEPTH,
 };
 use crate::search::{Depth, Search, SearchLimits};
 
@@ -121,24 +125,49 @@ pub fn run(args: &[String]) -> Result<()> {
     ensure!(!games.is_empty(), "no games in {}", options.wthor.display());
     let positions = choose_positions(&games, options.positions, options.seed);
     eprintln!(
-        "{} positions from {} games; searching to depth {MAX_DEPTH}...",
+        "{} positions from {} games; searching to depth {FULL_WIDTH_DEPTH} without \
+         selectivity...",
         positions.len(),
         games.len()
     );
 
     // Every position's root value at each depth (index = depth), searched in parallel.
-    let values: Vec<Vec<Score>> = map_with_state(
+    let full_width: Vec<Vec<Score>> = map_with_state(
         &positions,
         options.threads,
         || (),
         |_, board| depth_values(board, &bundle),
     );
-
     let id = bundle.weights_id().expect("pattern weights have an id");
     let mut table = ProbCutTable::empty(options.stages, id);
+    let mut rows = fit_depths(
+        &positions,
+        &full_width,
+        options.stages,
+        MIN_DEPTH..=FULL_WIDTH_DEPTH,
+        &mut table,
+    );
+    eprintln!("searching to depth {MAX_DEPTH} with the selective search...");
+    let selective_bundle = bundle.with_probcut(table.clone())?;
+    let selective: Vec<Vec<Score>> = map_with_state(
+        &positions,
+        options.threads,
+        || (),
+        |_, board| selective_values(board, &selective_bundle),
+    );
+    rows.extend(fit_depths(
+        &positions,
+        &selective,
+        options.stages,
+        FULL_WIDTH_DEPTH + 1..=MAX_DEPTH,
+        &mut table,
+    ));
+    rows.sort_by_key(|row| (row.0, row.1));
+
     let mut text = format!(
         "# Multi-ProbCut statistics of {}, written by\n\
-         # tsuru {}\n# from {} WTHOR positions (seed {}).\n{}\
+         # tsuru {}\n# from {} WTHOR positions (seed {}); depths to {FULL_WIDTH_DEPTH} \
+         full-width, deeper ones selective.\n{}\
          # stage depth shallow slope intercept sigma samples   (intercept and sigma in discs)\n\
          stages {}\n",
         bundle.source(),
@@ -148,31 +177,59 @@ pub fn run(args: &[String]) -> Result<()> {
         weights_line(id),
         options.stages
     );
-    for stage in 0..options.stages {
-        for depth in MIN_DEPTH..=MAX_DEPTH {
+    for (stage, depth, (slope, intercept, sigma), samples) in rows {
+        let shallow = shallow_depth(depth);
+        text.push_str(&format!(
+            "{stage} {depth} {shallow} {slope:.4} {intercept:.4} {sigma:.4} {samples}\n"
+        ));
+    }
+    // The file must read back as written.
+    let parsed = ProbCutTable::parse(&text).context("the statistics just measured do not parse")?;
+    ensure!(
+        parsed.stages() == table.stages(),
+        "the statistics do not read back"
+    );
+    write_out(&text, &options, started)
+}
+
+/// One stage and depth's fit: `(stage, depth, (slope, intercept, sigma), samples)`.
+type Fit = (usize, u32, (f64, f64, f64), usize);
+
+/// Fits every stage at each of `depths` on `values` (per position, the root value at each
+/// depth), sets them in `table` and returns them; a stage and depth with fewer than
+/// [`MIN_SAMPLES`] pairs is left out.
+fn fit_depths(
+    positions: &[Board],
+    values: &[Vec<Score>],
+    stages: usize,
+    depths: std::ops::RangeInclusive<u32>,
+    table: &mut ProbCutTable,
+) -> Vec<Fit> {
+    let mut rows = Vec::new();
+    for stage in 0..stages {
+        for depth in depths.clone() {
             let shallow = shallow_depth(depth) as usize;
             let pairs: Vec<(f64, f64)> = positions
                 .iter()
-                .zip(&values)
+                .zip(values)
                 .filter(|(board, v)| {
-                    stage_of(board.empties(), options.stages) == stage && v.len() > depth as usize
+                    stage_of(board.empties(), stages) == stage && v.len() > depth as usize
                 })
                 .map(|(_, v)| (v[shallow].discs(), v[depth as usize].discs()))
                 .collect();
             if pairs.len() < MIN_SAMPLES {
                 continue;
             }
+            // Rounded as the file writes them, so that the deep depths are measured with
+            // exactly the statistics the engine will read.
             let (slope, intercept, sigma) = regress(&pairs);
+            let round = |x: f64| (x * 1e4).round() / 1e4;
+            let (slope, intercept, sigma) = (round(slope), round(intercept), round(sigma));
             table.set(stage, depth, slope, intercept, sigma);
-            text.push_str(&format!(
-                "{stage} {depth} {shallow} {slope:.4} {intercept:.4} {sigma:.4} {}\n",
-                pairs.len()
-            ));
+            rows.push((stage, depth, (slope, intercept, sigma), pairs.len()));
         }
     }
-    // The file must read back as written.
-    ProbCutTable::parse(&text).context("the statistics just measured do not parse")?;
-    write_out(&text, &options, started)
+    rows
 }
 
 /// `count` positions from `games`: for each, a target number of empties spread evenly over
@@ -205,20 +262,35 @@ fn choose_positions(
     out
 }
 
-/// The root value (score units) at every depth from 0 to `min(MAX_DEPTH, empties - 1)`, with
-/// the bundle's evaluation and no selectivity: the fixed-depth minimax values (checked against
-/// a plain negamax in tests/search.rs).
-///
-/// Iterative deepening skips odd depths above 2 unless they are the limit, so each depth is
-/// its own search with that limit; the table kept between them orders the next one, and
-/// without selectivity a table entry only cuts at its own depth, so every value is the
-/// fixed-depth minimax value.
+/// The root value (score units) at every depth from 0 to `min(FULL_WIDTH_DEPTH, empties - 1)`,
+/// with the bundle's evaluation and no selectivity: the fixed-depth minimax values (checked
+/// against a plain negamax in tests/search.rs).
 pub fn depth_values(board: &Board, bundle: &EvalBundle) -> Vec<Score> {
     let mut search = Search::new(8);
     search.set_evaluation(bundle.clone());
     search.set_selectivity(None);
+    values_to(&mut search, board, FULL_WIDTH_DEPTH)
+}
+
+/// The root value at every depth from 0 to `min(MAX_DEPTH, empties - 1)` of the selective
+/// search as the engine plays it: the bundle's statistics at confidence
+/// [`DEFAULT_CONFIDENCE`].
+pub fn selective_values(board: &Board, bundle: &EvalBundle) -> Vec<Score> {
+    let mut search = Search::new(32);
+    search.set_evaluation(bundle.clone());
+    search.set_selectivity(Some(DEFAULT_CONFIDENCE));
+    values_to(&mut search, board, MAX_DEPTH)
+}
+
+/// The root values of `search` at every depth up to `min(max, empties - 1)`.
+///
+/// Iterative deepening skips odd depths above 2 unless they are the limit, so each depth is
+/// its own search with that limit; the table kept between them orders the next one. Without
+/// selectivity a table entry only cuts at its own depth, so every value is the fixed-depth
+/// minimax value.
+fn values_to(search: &mut Search, board: &Board, max: u32) -> Vec<Score> {
     let mut values = vec![search.evaluate(board)];
-    let max = MAX_DEPTH.min(board.empties().saturating_sub(1));
+    let max = max.min(board.empties().saturating_sub(1));
     let stop = AtomicBool::new(false);
     for depth in 1..=max {
         let limits = SearchLimits {
