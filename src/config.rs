@@ -181,7 +181,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         names: &["--probcut"],
         value: Some("T"),
-        help: "Multi-ProbCut confidence factor in the midgame (default 1.25; larger is safer, 0 turns it off)",
+        help: "Multi-ProbCut confidence factor in the midgame (default 1.1; larger is safer, 0 turns it off)",
         apply: |c, v| {
             let t: f32 = number(v, "the ProbCut confidence")?;
             if !(0.0..=10.0).contains(&t) {

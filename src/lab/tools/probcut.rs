@@ -17,8 +17,8 @@
 //! [`FULL_WIDTH_DEPTH`] (less than its empties); for each stage and depth `d` the values at
 //! `d` are regressed on those at `shallow_depth(d)` by least squares, and the deviation of the
 //! residuals is `sigma`. The deeper depths, up to [`MAX_DEPTH`], are measured the same way on
-//! the values of the selective search as the engine plays it (confidence
-//! [`DEFAULT_CONFIDENCE`], cutting with the statistics just measured): a full-width search of
+//! the values of the selective search (confidence
+//! [`MEASURE_CONFIDENCE`], cutting with the statistics just measured): a full-width search of
 //! 20 plies is out of reach, and a cut at a deep node compares two selective searches. The
 //! output is the statistics file of [`crate::search::probcut`].
 //!
@@ -42,8 +42,8 @@ use crate::rng::Rng;
 use crate::score::{Discs, Score};
 use crate::search::endgame::EndgameSolver;
 use crate::search::probcut::{
-    shallow_depth, weights_line, EndgameCuts, ProbCutTable, DEFAULT_CONFIDENCE, FULL_WIDTH_DEPTH,
-    MAX_DEPTH, MAX_ENDGAME_SHALLOW, MIN_DEPTH,
+    shallow_depth, weights_line, EndgameCuts, ProbCutTable, FULL_WIDTH_DEPTH, MAX_DEPTH,
+    MAX_ENDGAME_SHALLOW, MEASURE_CONFIDENCE, MIN_DEPTH,
 };
 use crate::search::{Depth, Search, SearchLimits};
 
@@ -281,12 +281,12 @@ pub fn depth_values(board: &Board, bundle: &EvalBundle) -> Vec<Score> {
 }
 
 /// The root value at every depth from 0 to `min(MAX_DEPTH, empties - 1)` of the selective
-/// search as the engine plays it: the bundle's statistics at confidence
-/// [`DEFAULT_CONFIDENCE`].
+/// search: the bundle's statistics at confidence
+/// [`MEASURE_CONFIDENCE`].
 pub fn selective_values(board: &Board, bundle: &EvalBundle) -> Vec<Score> {
     let mut search = Search::new(32);
     search.set_evaluation(bundle.clone());
-    search.set_selectivity(Some(DEFAULT_CONFIDENCE));
+    search.set_selectivity(Some(MEASURE_CONFIDENCE));
     values_to(&mut search, board, MAX_DEPTH)
 }
 
