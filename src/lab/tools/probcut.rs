@@ -17,10 +17,10 @@
 //! [`FULL_WIDTH_DEPTH`] (less than its empties); for each stage and depth `d` the values at
 //! `d` are regressed on those at `shallow_depth(d)` by least squares, and the deviation of the
 //! residuals is `sigma`. The deeper depths, up to [`MAX_DEPTH`], are measured the same way on
-//! the values of the selective search (confidence
-//! [`MEASURE_CONFIDENCE`], cutting with the statistics just measured): a full-width search of
-//! 20 plies is out of reach, and a cut at a deep node compares two selective searches. The
-//! output is the statistics file of [`crate::search::probcut`].
+//! the values of the selective search (confidence [`MEASURE_CONFIDENCE`], cutting with the
+//! statistics just measured): a full-width search of 20 plies is out of reach, and a cut at a
+//! deep node compares two selective searches. The output is the statistics file of
+//! [`crate::search::probcut`].
 //!
 //! With `--endgame`, the statistics of the solver's selective passes instead: the exact values
 //! of a validation set regressed on shallow searches (see `run_endgame`).
@@ -281,8 +281,7 @@ pub fn depth_values(board: &Board, bundle: &EvalBundle) -> Vec<Score> {
 }
 
 /// The root value at every depth from 0 to `min(MAX_DEPTH, empties - 1)` of the selective
-/// search: the bundle's statistics at confidence
-/// [`MEASURE_CONFIDENCE`].
+/// search: the bundle's statistics at confidence [`MEASURE_CONFIDENCE`].
 pub fn selective_values(board: &Board, bundle: &EvalBundle) -> Vec<Score> {
     let mut search = Search::new(32);
     search.set_evaluation(bundle.clone());
