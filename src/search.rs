@@ -36,15 +36,17 @@ pub mod endgame;
 mod level;
 pub mod ordering;
 pub mod probcut;
+mod split;
 pub mod stop;
 pub mod time;
 pub mod tt;
 
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use split::Pool;
 use stop::{NodeCounts, StopCheck};
 
 use crate::board::{Board, Move};
@@ -61,6 +63,22 @@ pub const POLL_INTERVAL: u64 = 1024;
 /// Before solving a root with this many empties or fewer, the midgame search goes only 4
 /// plies deep; above it, to `empties - PRESOLVE_EMPTIES` plies (within the depth limit).
 const PRESOLVE_EMPTIES: u32 = 18;
+
+/// Midgame nodes with at least this many plies left to search may be split among threads
+/// (Young Brothers Wait, [`split`]) once their first move is searched.
+pub const SPLIT_MIN_DEPTH: u32 = 4;
+
+/// What a thread joining a midgame split point needs besides the position and the window.
+#[derive(Clone, Copy, Debug, Default)]
+struct SplitNode {
+    /// Plies left to search at the node.
+    depth: u32,
+    /// The node's distance from the root (where its children's principal variations go).
+    ply: usize,
+}
+
+/// The midgame search's split points.
+type MidgamePool = Pool<SplitNode>;
 
 /// Deepest ply the search can reach (moves and passes).
 pub(crate) const MAX_PLY: usize = 128;
@@ -192,6 +210,16 @@ pub struct Search {
     next_poll: u64,
     started: Instant,
     stopped: bool,
+    /// While several threads search one root: their split points (see [`split`]).
+    pool: Option<Arc<MidgamePool>>,
+    /// This thread's index among those of the search (0: the one that leads it).
+    thread: usize,
+    /// The innermost split point this thread is searching under, or [`split::NONE`].
+    current: usize,
+    /// The alpha that this thread's move at `current` is searched on.
+    task_alpha: i32,
+    /// How many split points this thread has open (the height of its stack in the pool).
+    height: usize,
     pv: Box<[[Move; MAX_PLY]; MAX_PLY]>,
     pv_len: [usize; MAX_PLY],
 }
@@ -215,6 +243,11 @@ impl Search {
             next_poll: POLL_INTERVAL,
             started: Instant::now(),
             stopped: false,
+            pool: None,
+            thread: 0,
+            current: split::NONE,
+            task_alpha: 0,
+            height: 0,
             pv: Box::new([[Move::Pass; MAX_PLY]; MAX_PLY]),
             pv_len: [0; MAX_PLY],
         }
@@ -241,6 +274,13 @@ impl Search {
         self.counts = Arc::new(NodeCounts::new(self.threads));
         self.solver.set_threads(self.threads);
         self.tt.prepare_for_threads(self.threads);
+    }
+
+    /// The midgame node counts of the search's threads, one slot a thread (this one first):
+    /// running counts while a search runs, exact totals once it is done; reset when a search
+    /// starts.
+    pub fn progress(&self) -> Arc<NodeCounts> {
+        Arc::clone(&self.counts)
     }
 
     /// Turns the midgame transposition table on or off (for tests and measurements).
@@ -440,11 +480,11 @@ impl Search {
         (result, false)
     }
 
-    /// [`Search::deepen`] on every thread (lazy SMP): this thread deepens as alone, and
-    /// reports and returns as alone; helper threads deepen the same root on their own boards
-    /// with their own state ([`Search::help`]), sharing the tables and nothing else, until
-    /// this thread is done. What they store (deeper or other lines) lets this thread cut or
-    /// order sooner. The helpers' node counts are added to the search's.
+    /// [`Search::deepen`] on every thread (Young Brothers Wait, [`split`]): this thread
+    /// deepens, reports and returns as alone, and opens split points where a helper is idle
+    /// (see [`SPLIT_MIN_DEPTH`]); the helpers wait for split points, search the moves they
+    /// take there on their own boards with their own state, sharing the tables, and return
+    /// when this thread is done. The helpers' node counts are added to the search's.
     #[allow(clippy::too_many_arguments)]
     fn deepen_parallel(
         &mut self,
@@ -457,18 +497,29 @@ impl Search {
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> (Option<SearchResult>, bool) {
         let counts = Arc::clone(&self.counts);
-        let mut helpers: Vec<Search> = (1..self.threads).map(|_| self.helper()).collect();
-        let helpers_stop = AtomicBool::new(false);
+        let pool = Arc::new(MidgamePool::new(self.threads));
+        let mut helpers: Vec<Search> = (1..self.threads)
+            .map(|i| Search {
+                pool: Some(Arc::clone(&pool)),
+                thread: i,
+                ..self.helper()
+            })
+            .collect();
+        self.pool = Some(Arc::clone(&pool));
+        self.thread = 0;
         let out = std::thread::scope(|scope| {
             for (i, helper) in helpers.iter_mut().enumerate() {
-                let stop = stop.for_helper(&helpers_stop).with_counts(&counts, i + 1);
-                scope.spawn(move || helper.help(board, max_depth, i + 1, &stop));
+                let stop = stop
+                    .for_helper(pool.quit_flag())
+                    .with_counts(&counts, i + 1);
+                scope.spawn(move || helper.serve(&stop));
             }
             let stop = stop.with_counts(&counts, 0);
             let out = self.deepen(board, limits, roots, multi_pv, max_depth, &stop, on_info);
-            helpers_stop.store(true, Ordering::Relaxed);
+            pool.quit();
             out
         });
+        self.pool = None;
         // The helpers' exact totals, for the result.
         for (i, helper) in helpers.iter().enumerate() {
             counts.set(i + 1, helper.nodes + helper.solver.nodes());
@@ -482,20 +533,25 @@ impl Search {
         out
     }
 
-    /// A helper thread's search (see [`Search::deepen_parallel`]): iterations to `max_depth`
-    /// of the single best line, odd helpers starting one ply deeper so that they run ahead of
-    /// the leading thread rather than beside it; returns when done or stopped.
-    fn help(&mut self, board: &Board, max_depth: u32, index: usize, stop: &StopCheck) {
-        let mut board = board.clone();
-        let mut roots = alphabeta::root_moves(&board);
-        let mut last_score = Score::ZERO;
-        let first = 1 + (index % 2) as u32;
-        for depth in first..=max_depth {
-            match self.root_iteration(&mut board, depth, &mut roots, 1, last_score, stop) {
-                Some(score) => last_score = score,
-                None => break,
+    /// A helper's life in a parallel midgame search: joins split points with moves left,
+    /// until the search quits.
+    fn serve(&mut self, stop: &StopCheck) {
+        let pool = Arc::clone(self.pool.as_ref().expect("a helper has a pool"));
+        pool.set_idle(true);
+        loop {
+            let seen = pool.events();
+            if pool.is_quitting() {
+                break;
             }
+            if let Some(point) = pool.find_work(split::NONE) {
+                pool.set_idle(false);
+                self.help(&pool, point, split::NONE, stop);
+                pool.set_idle(true);
+                continue;
+            }
+            pool.wait(seen);
         }
+        pool.set_idle(false);
     }
 
     /// A searcher for a helper thread: the same tables, evaluation and settings, its own
@@ -513,6 +569,11 @@ impl Search {
             next_poll: POLL_INTERVAL,
             started: self.started,
             stopped: false,
+            pool: None,
+            thread: 0,
+            current: split::NONE,
+            task_alpha: 0,
+            height: 0,
             pv: Box::new([[Move::Pass; MAX_PLY]; MAX_PLY]),
             pv_len: [0; MAX_PLY],
         }

@@ -1,5 +1,6 @@
 //! The parallel search (issue 20): on several threads the solver's exact scores are one
-//! thread's and its win/loss/draw results agree in sign; a parallel search stops promptly
+//! thread's and its win/loss/draw results agree in sign, the full-width midgame search's
+//! root scores are one thread's; a parallel search stops promptly
 //! with a legal move, and no thread outlives it. (The table's integrity under concurrent
 //! writes is tested beside the table, `search::tt`.)
 
@@ -116,6 +117,57 @@ fn every_move_is_valued_as_one_thread_values_it() {
             assert_eq!(work, board);
         }
     }
+}
+
+#[test]
+fn parallel_full_width_midgame_searches_value_the_root_as_one_thread_does() {
+    // Without Multi-ProbCut the table cuts only on entries of the node's own depth, so the
+    // root's score is the exact minimax value at the depth, whatever the threads share:
+    // split points (Young Brothers Wait) must give the same score as one thread.
+    let mut rng = Rng::new(404);
+    let stop = AtomicBool::new(false);
+    let mut one = Search::new(16);
+    one.set_selectivity(None);
+    let mut many: Vec<(usize, Search)> = [2, 4]
+        .into_iter()
+        .map(|threads| {
+            let mut search = Search::new(16);
+            search.set_selectivity(None);
+            search.set_threads(threads);
+            (threads, search)
+        })
+        .collect();
+    let mut helper_nodes = [0u64; 2];
+    for (empties, depth) in [(44, 6), (40, 7), (36, 6), (32, 7), (28, 6)] {
+        for _ in 0..2 {
+            let board = random_position(&mut rng, empties);
+            if board.is_game_over() {
+                continue;
+            }
+            let limits = SearchLimits {
+                depth: Some(depth),
+                exact_empties: 0,
+                wld_empties: 0,
+                ..SearchLimits::default()
+            };
+            let expected = one.iterate(&board, &limits, &stop, &mut |_| {});
+            for (k, (threads, search)) in many.iter_mut().enumerate() {
+                search.clear();
+                let result = search.iterate(&board, &limits, &stop, &mut |_| {});
+                assert!(result.completed);
+                assert_eq!(
+                    result.score, expected.score,
+                    "{board:?} on {threads} threads"
+                );
+                assert!(board.is_legal(result.best), "{:?}", result.best);
+                assert_eq!(result.pv.first(), Some(&result.best));
+                let counts = search.progress();
+                helper_nodes[k] += (1..*threads).map(|t| counts.get(t)).sum::<u64>();
+            }
+        }
+    }
+    // The helpers took moves at split points.
+    assert!(helper_nodes.iter().all(|&n| n > 0), "{helper_nodes:?}");
 }
 
 #[test]

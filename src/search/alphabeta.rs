@@ -13,12 +13,15 @@
 //! node recursion is window arithmetic in the hottest loop of the midgame. Discs enter only
 //! as [`Score::from_discs`] (final scores, the solver's values in `solve_node`).
 
+use std::sync::Arc;
+
 use super::ordering;
 use super::probcut::Cut;
+use super::split::{self, Task};
 use super::stop::StopCheck;
 use super::tt::Bound;
-use super::{Search, MAX_PLY, POLL_INTERVAL};
-use crate::board::{Board, Move};
+use super::{MidgamePool, Search, SplitNode, MAX_PLY, POLL_INTERVAL, SPLIT_MIN_DEPTH};
+use crate::board::{Board, Move, Square};
 use crate::eval::Evaluation;
 use crate::score::{Discs, Score, UNITS_PER_DISC};
 
@@ -167,13 +170,21 @@ impl Search {
     }
 
     /// Whether the search must stop now (flag, deadline or node limit, counting the
-    /// solver's nodes too), checked every [`POLL_INTERVAL`] nodes.
+    /// solver's nodes too; in a parallel search also a cutoff or a raised alpha at a split
+    /// point above this thread's subtree), checked every [`POLL_INTERVAL`] nodes.
     #[inline]
     fn poll(&mut self, stop: &StopCheck) -> bool {
         if self.nodes >= self.next_poll {
             self.next_poll = self.nodes + POLL_INTERVAL;
             if stop.should_stop(self.nodes + self.solver.nodes()) {
                 self.stopped = true;
+                if let Some(pool) = &self.pool {
+                    pool.quit();
+                }
+            } else if self.current != split::NONE {
+                // This subtree is no longer needed as it is searched.
+                let pool = self.pool.as_ref().expect("a split point has a pool");
+                self.stopped |= pool.abandoned(self.current, self.task_alpha);
             }
         }
         self.stopped
@@ -264,7 +275,28 @@ impl Search {
         } else {
             ordering::fastest_first(board, hint)
         };
-        for (i, square) in order.iter().enumerate() {
+        let moves = order.as_slice();
+        for (i, &square) in moves.iter().enumerate() {
+            if i > 0 && moves.len() - i >= 2 && depth >= SPLIT_MIN_DEPTH && self.may_split() {
+                let node = SplitNode { depth, ply };
+                let window = (alpha, beta);
+                let (value, split_best) =
+                    self.split(board, &moves[i..], node, window, (best, best_square), stop);
+                if self.stopped {
+                    return 0;
+                }
+                if let Some(found) = split_best.filter(|_| split_best != best_square) {
+                    best = value;
+                    best_square = split_best;
+                    if value > alpha {
+                        // The move's line below is the thread's that searched it: the
+                        // principal variation stops at the move.
+                        self.pv_len[ply + 1] = 0;
+                        self.set_pv(ply, Move::Play(found));
+                    }
+                }
+                break;
+            }
             let flipped = board.flips(square);
             board.apply_flips(square, flipped);
             let value = if i == 0 {
@@ -298,6 +330,150 @@ impl Search {
             self.tt.store(hash, depth as u8, bound, best, best_square);
         }
         best
+    }
+
+    /// Whether to share the rest of a node's moves: a parallel search, an idle thread to
+    /// take them and room on this thread's stack of split points.
+    #[inline]
+    fn may_split(&self) -> bool {
+        self.pool
+            .as_ref()
+            .is_some_and(|pool| self.height < split::MAX_SPLITS && pool.has_idle())
+    }
+
+    /// Searches `moves` (the moves of `board` left after the first, at least two) on several
+    /// threads: opens a split point with the window and the best value and move so far, takes
+    /// moves from it like its helpers, then waits for them, helping at split points opened
+    /// below it. Returns the node's best value and move; `self.stopped` is set when the
+    /// search is stopping or a point above is abandoned (the value is then meaningless), not
+    /// when this point is cut off (its value is then a lower bound).
+    fn split(
+        &mut self,
+        board: &mut Board,
+        moves: &[Square],
+        node: SplitNode,
+        window: (i32, i32),
+        best: (i32, Option<Square>),
+        stop: &StopCheck,
+    ) -> (i32, Option<Square>) {
+        let pool = Arc::clone(self.pool.as_ref().expect("only a parallel search splits"));
+        let parent = (self.current, self.task_alpha);
+        let point = pool.open(
+            self.thread,
+            self.height,
+            parent,
+            board,
+            node,
+            window,
+            best,
+            moves,
+        );
+        self.height += 1;
+        if let Some(task) = pool.take(point) {
+            self.work_at(&pool, point, board, task, node, stop);
+        }
+        if self.stopped {
+            // Abandoned from above or stopping: the moves left are not worth starting.
+            pool.drain(point);
+        }
+        // Wait for the helpers, helping below meanwhile; only the leading thread watches the
+        // caller's stop check (the helpers' checks watch the pool's quit flag).
+        pool.set_idle(true);
+        loop {
+            let seen = pool.events();
+            if !pool.has_workers(point) {
+                break;
+            }
+            if let Some(below) = pool.find_work(point) {
+                pool.set_idle(false);
+                self.help(&pool, below, point, stop);
+                pool.set_idle(true);
+                continue;
+            }
+            if self.thread == 0 && stop.should_stop(self.nodes + self.solver.nodes()) {
+                pool.quit();
+            }
+            pool.wait(seen);
+        }
+        pool.set_idle(false);
+        self.height -= 1;
+        let closed = pool.close(self.thread, point);
+        self.stopped = pool.abandoned(self.current, self.task_alpha);
+        (closed.best, closed.best_square)
+    }
+
+    /// Joins split point `point` of another thread (if it is still open under `below`,
+    /// unless that is [`split::NONE`]) and searches its moves until none is left; the values
+    /// go to the point, and an abandoned subtree leaves this thread unstopped (unless the
+    /// search is stopping): the point's owner decides what it means.
+    pub(super) fn help(
+        &mut self,
+        pool: &MidgamePool,
+        point: usize,
+        below: usize,
+        stop: &StopCheck,
+    ) {
+        let Some(joined) = pool.join(point, below) else {
+            return;
+        };
+        let mut board = joined.board;
+        self.work_at(pool, point, &mut board, joined.task, joined.context, stop);
+        pool.leave(point);
+        self.stopped = pool.is_quitting();
+    }
+
+    /// Searches moves of split point `point`, whose position `board` is, starting with
+    /// `task`, and reports each value to the point, until it hands out no more or this
+    /// thread is stopped (by the search's stop or a cutoff at or above the point). A move
+    /// abandoned because the point's alpha rose past its window is searched again on the
+    /// new alpha.
+    fn work_at(
+        &mut self,
+        pool: &MidgamePool,
+        point: usize,
+        board: &mut Board,
+        mut task: Task,
+        SplitNode { depth, ply }: SplitNode,
+        stop: &StopCheck,
+    ) {
+        let outer = (self.current, self.task_alpha);
+        self.current = point;
+        loop {
+            let Task {
+                square,
+                alpha,
+                beta,
+            } = task;
+            self.task_alpha = alpha;
+            let flipped = board.flips(square);
+            board.apply_flips(square, flipped);
+            let probe = -self.alphabeta(board, depth - 1, -alpha - 1, -alpha, ply + 1, stop);
+            let value = if probe > alpha && probe < beta && !self.stopped {
+                -self.alphabeta(board, depth - 1, -beta, -probe, ply + 1, stop)
+            } else {
+                probe
+            };
+            board.undo();
+            if self.stopped {
+                if pool.is_quitting() || pool.is_cut(point) || pool.abandoned_above(point) {
+                    break;
+                }
+                // Only this point's alpha rose past the move's: search it again on the new one
+                // (unless it has reached beta, when the point is being cut off).
+                let alpha = pool.alpha(point);
+                if alpha >= beta {
+                    break;
+                }
+                self.stopped = false;
+                task = Task { alpha, ..task };
+                continue;
+            }
+            match pool.report(point, square, value) {
+                Some(next) => task = next,
+                None => break,
+            }
+        }
+        (self.current, self.task_alpha) = outer;
     }
 
     /// Multi-ProbCut at a null-window node: `Some(beta)` when a shallow search predicts the

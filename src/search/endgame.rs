@@ -44,7 +44,7 @@
 //! [`PARALLEL_MIN_EMPTIES`] empties is solved with helper threads by Young Brothers Wait:
 //! at a board node of at least [`SPLIT_MIN_EMPTIES`] empties whose first move has been
 //! searched alone, while a thread is idle, the remaining moves become a split point (see the
-//! [`split`] module) that idle threads take moves from, each on its own board; a move that
+//! [`split`](super::split) module) that idle threads take moves from, each on its own board; a move that
 //! reaches beta cuts the point off and its other threads abandon their subtrees. The threads
 //! share the table and nothing else. The root, the selective passes, win/loss/draw windows
 //! and the principal variation's searches all go through the same node search, so all of
@@ -61,8 +61,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use self::split::{Pool, Task};
 use super::ordering::{self, SQUARE_ORDER};
+use super::split::{self, Pool, Task};
 use super::stop::{NodeCounts, StopCheck};
 use super::tt::{Bound, Entry, TranspositionTable, SOLVED_DEPTH};
 use crate::board::bits::{self, BitView};
@@ -111,7 +111,9 @@ const PROBCUT_MIN_EMPTIES: u32 = ordering::EVAL_ORDER_EMPTIES;
 /// [`SOLVED_DEPTH`] (exact) and above any midgame depth.
 const SELECTIVE_TAG: u8 = SOLVED_DEPTH - 1 - SELECTIVE_LEVELS.len() as u8;
 
-mod split;
+/// The solver's split points: their context is the selective pass of the search (an index
+/// into [`SELECTIVE_LEVELS`], `None` when exact).
+type SolverPool = Pool<Option<usize>>;
 
 /// Nodes with at least this many empties may be split among threads (Young Brothers Wait,
 /// see [`EndgameSolver::set_threads`]) once their first move is searched.
@@ -154,8 +156,8 @@ pub struct EndgameSolver {
     threads: usize,
     /// The running node counts of the threads of the root solve in progress.
     counts: Arc<NodeCounts>,
-    /// While several threads solve one root: their split points (see [`split`]).
-    pool: Option<Arc<Pool>>,
+    /// While several threads solve one root: their split points (see [`split`](super::split)).
+    pool: Option<Arc<SolverPool>>,
     /// This thread's index among those of the root solve (0: the one that leads it).
     thread: usize,
     /// The innermost split point this thread is searching under, or [`split::NONE`].
@@ -347,7 +349,7 @@ impl EndgameSolver {
     }
 
     /// [`EndgameSolver::solve_root`] with helper threads: this thread leads the solve and
-    /// opens split points where a helper is idle (Young Brothers Wait, [`split`]); the
+    /// opens split points where a helper is idle (Young Brothers Wait, [`split`](super::split)); the
     /// helpers wait for split points, search the moves they take there on their own boards,
     /// and return when the solve is over. The answer is as exact as one thread's: every
     /// move of a split node is searched, or the node is cut off by a move reaching beta.
@@ -359,7 +361,7 @@ impl EndgameSolver {
         counts: &NodeCounts,
         on_pass: &mut dyn FnMut(&ProbableSolution),
     ) -> Option<Solution> {
-        let pool = Arc::new(Pool::new(self.threads));
+        let pool = Arc::new(SolverPool::new(self.threads));
         let mut helpers: Vec<EndgameSolver> = (1..self.threads)
             .map(|i| EndgameSolver {
                 pool: Some(Arc::clone(&pool)),
@@ -439,12 +441,12 @@ impl EndgameSolver {
     /// unless that is [`split::NONE`]) and searches its moves until none is left; the values
     /// go to the point, and an abandoned subtree leaves this thread unstopped (unless the
     /// solve is stopping): the point's owner decides what it means.
-    fn help(&mut self, pool: &Pool, point: usize, below: usize, stop: &StopCheck) {
+    fn help(&mut self, pool: &SolverPool, point: usize, below: usize, stop: &StopCheck) {
         let Some(joined) = pool.join(point, below) else {
             return;
         };
         let mut board = joined.board;
-        let level = std::mem::replace(&mut self.level, joined.level);
+        let level = std::mem::replace(&mut self.level, joined.context);
         self.work_at(pool, point, &mut board, joined.task, stop);
         self.level = level;
         pool.leave(point);
@@ -458,7 +460,7 @@ impl EndgameSolver {
     /// new alpha.
     fn work_at(
         &mut self,
-        pool: &Pool,
+        pool: &SolverPool,
         point: usize,
         board: &mut Board,
         mut task: Task,

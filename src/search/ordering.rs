@@ -215,12 +215,6 @@ impl MoveBuffer {
     pub(crate) fn as_slice(&self) -> &[Square] {
         &self.squares[..self.len]
     }
-
-    /// The moves in order.
-    #[inline]
-    pub(crate) fn iter(&self) -> impl Iterator<Item = Square> + '_ {
-        self.squares[..self.len].iter().copied()
-    }
 }
 
 impl IntoIterator for MoveBuffer {
@@ -268,7 +262,7 @@ mod tests {
             buffer.push(Square::ALL[i], key);
         }
         buffer.sort();
-        let order: Vec<usize> = buffer.iter().map(|s| s.index()).collect();
+        let order: Vec<usize> = buffer.as_slice().iter().map(|s| s.index()).collect();
         assert_eq!(order, [3, 1, 0, 2]);
     }
 }

@@ -1,5 +1,8 @@
-//! Split points of the parallel solver (Young Brothers Wait): the shared state of a node
-//! whose remaining moves several threads search at once.
+//! Split points of the parallel searches (Young Brothers Wait): the shared state of a node
+//! whose remaining moves several threads search at once. The endgame solver and the midgame
+//! search use the same pool, each with its own *context*: what a thread joining a point needs
+//! besides the position and the window to search the point's moves as its owner would (the
+//! solver's selective pass; the midgame's remaining depth and ply).
 //!
 //! A thread that has searched the first move of a node alone (the eldest brother, whose
 //! value sets the window of the others) and sees an idle thread *opens* a split point with
@@ -45,9 +48,9 @@ pub(super) const NONE: usize = usize::MAX;
 const WAIT: Duration = Duration::from_millis(1);
 
 /// The split points of the threads of one parallel solve and what idle threads wait on.
-pub(super) struct Pool {
+pub(super) struct Pool<C> {
     /// Thread `t`'s stack is `points[t * MAX_SPLITS..][..MAX_SPLITS]`.
-    points: Box<[SplitPoint]>,
+    points: Box<[SplitPoint<C>]>,
     /// How many points of each thread's stack are open.
     heights: Box<[AtomicUsize]>,
     /// Threads waiting for work (helpers between tasks, owners waiting for their helpers).
@@ -60,8 +63,8 @@ pub(super) struct Pool {
 }
 
 /// One node searched by several threads.
-struct SplitPoint {
-    state: Mutex<State>,
+struct SplitPoint<C> {
+    state: Mutex<State<C>>,
     /// A move reached beta: the point's remaining work is abandoned.
     cutoff: AtomicBool,
     /// Moves are left to take (a hint for threads looking for work; the lock decides).
@@ -76,12 +79,12 @@ struct SplitPoint {
 
 /// The shared part of a split point.
 #[derive(Clone, Copy)]
-struct State {
+struct State<C> {
     black: u64,
     white: u64,
     side: Color,
-    /// The selective pass of the search (an index into the solver's levels), `None` exact.
-    level: Option<usize>,
+    /// The searcher's context of the node (see the module doc).
+    context: C,
     alpha: i32,
     beta: i32,
     best: i32,
@@ -102,11 +105,12 @@ pub(super) struct Task {
     pub beta: i32,
 }
 
-/// What a thread joining a point needs besides its first task: the position and the pass.
-pub(super) struct Joined {
+/// What a thread joining a point needs besides its first task: the position and the
+/// searcher's context.
+pub(super) struct Joined<C> {
     pub task: Task,
     pub board: Board,
-    pub level: Option<usize>,
+    pub context: C,
 }
 
 /// The result of a closed point.
@@ -115,14 +119,14 @@ pub(super) struct Closed {
     pub best_square: Option<Square>,
 }
 
-impl Pool {
+impl<C: Copy + Default> Pool<C> {
     /// A pool for `threads` threads, every point closed.
-    pub(super) fn new(threads: usize) -> Pool {
+    pub(super) fn new(threads: usize) -> Pool<C> {
         let state = State {
             black: 0,
             white: 0,
             side: Color::Black,
-            level: None,
+            context: C::default(),
             alpha: 0,
             beta: 0,
             best: 0,
@@ -183,9 +187,9 @@ impl Pool {
         }
     }
 
-    /// Opens split point `height` of `thread`'s stack (its next free one) at `board`, whose
-    /// moves left to search are `moves` (at least one), under `parent`, where the owner's
-    /// move is searched on `parent_alpha`; returns its index.
+    /// Opens split point `height` of `thread`'s stack (its next free one) at `board`, searched
+    /// in `context`, whose moves left to search are `moves` (at least one), under `parent`,
+    /// where the owner's move is searched on `parent_alpha`; returns its index.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn open(
         &self,
@@ -193,7 +197,7 @@ impl Pool {
         height: usize,
         (parent, parent_alpha): (usize, i32),
         board: &Board,
-        level: Option<usize>,
+        context: C,
         (alpha, beta): (i32, i32),
         (best, best_square): (i32, Option<Square>),
         moves: &[Square],
@@ -208,7 +212,7 @@ impl Pool {
                 black: board.discs(Color::Black),
                 white: board.discs(Color::White),
                 side: board.side_to_move(),
-                level,
+                context,
                 alpha,
                 beta,
                 best,
@@ -237,10 +241,10 @@ impl Pool {
         self.next_task(point, &mut state)
     }
 
-    /// Joins `point` as a helper: its position, pass and a first move; `None` (and the
+    /// Joins `point` as a helper: its position, context and a first move; `None` (and the
     /// caller is not counted) when no move is left, or when `below` is not [`NONE`] and the
     /// point (its slot reused since it was found) is no longer under `below`.
-    pub(super) fn join(&self, point: usize, below: usize) -> Option<Joined> {
+    pub(super) fn join(&self, point: usize, below: usize) -> Option<Joined<C>> {
         let mut state = lock(&self.points[point].state);
         if below != NONE && !self.is_under(point, below) {
             return None;
@@ -252,7 +256,7 @@ impl Pool {
         Some(Joined {
             task,
             board,
-            level: state.level,
+            context: state.context,
         })
     }
 
@@ -412,7 +416,7 @@ impl Pool {
         self.wake.notify_all();
     }
 
-    fn next_task(&self, point: usize, state: &mut MutexGuard<State>) -> Option<Task> {
+    fn next_task(&self, point: usize, state: &mut MutexGuard<State<C>>) -> Option<Task> {
         let point = &self.points[point];
         if state.next >= state.len || point.cutoff.load(Ordering::Relaxed) {
             point.has_moves.store(false, Ordering::Relaxed);
@@ -447,7 +451,7 @@ mod tests {
 
     #[test]
     fn moves_are_handed_out_once_and_a_cutoff_stops_them() {
-        let pool = Pool::new(2);
+        let pool = Pool::<Option<usize>>::new(2);
         let board = Board::start();
         let moves = squares(&["d3", "c4", "f5", "e6"]);
         let point = pool.open(0, 0, (NONE, 0), &board, None, (-4, 10), (-4, None), &moves);
@@ -474,7 +478,7 @@ mod tests {
 
     #[test]
     fn a_raised_alpha_abandons_the_moves_searched_below_on_the_old_one() {
-        let pool = Pool::new(2);
+        let pool = Pool::<Option<usize>>::new(2);
         let board = Board::start();
         let moves = squares(&["d3", "c4", "f5", "e6"]);
         let top = pool.open(0, 0, (NONE, 0), &board, None, (0, 20), (0, None), &moves);
@@ -512,7 +516,7 @@ mod tests {
 
     #[test]
     fn quitting_abandons_everything() {
-        let pool = Pool::new(1);
+        let pool = Pool::<Option<usize>>::new(1);
         let moves = squares(&["d3", "c4"]);
         let point = pool.open(
             0,
