@@ -17,11 +17,16 @@ pub const DEFAULT_HASH_MB: usize = 64;
 /// guards against a typo starting thousands of threads.
 pub const MAX_THREADS: usize = 512;
 
-/// The default thread count: one. The parallel search is correct but does not pay yet: on
-/// the 2-core development machine two threads solved FFO #40-#49 in the same time as one
-/// with twice the nodes, and the midgame gained only on searches of a second or more
-/// (docs/results.md); `--threads N` asks for it.
-pub const DEFAULT_THREADS: usize = 1;
+/// The default thread count: every core the system offers
+/// (`std::thread::available_parallelism`; one where it cannot tell), at most [`MAX_THREADS`].
+/// Two threads against one gained +61 Elo at 0.1 s a move on the 2-core development machine
+/// (docs/results.md); `--threads 1` searches deterministically, as a referee running engines
+/// side by side or a reproducible measurement wants.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, MAX_THREADS)
+}
 
 /// Where the opening book comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,7 +56,7 @@ pub struct Config {
     pub eval: crate::eval::EvalChoice,
     /// Multi-ProbCut confidence factor; `None` searches without selective cuts.
     pub selectivity: Option<f32>,
-    /// Search threads (default [`DEFAULT_THREADS`]).
+    /// Search threads (default [`default_threads`]).
     pub threads: usize,
     /// The opening book.
     pub book: BookSetting,
@@ -72,7 +77,7 @@ impl Default for Config {
             hash_mb: DEFAULT_HASH_MB,
             eval: crate::eval::EvalChoice::Shipped,
             selectivity: Some(crate::search::probcut::DEFAULT_CONFIDENCE),
-            threads: DEFAULT_THREADS,
+            threads: default_threads(),
             book: BookSetting::Shipped,
             book_randomness: crate::score::Discs::ZERO,
             help: false,
@@ -194,7 +199,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         names: &["--threads"],
         value: Some("N"),
-        help: "search threads (default 1; one thread searches deterministically)",
+        help: "search threads (default: every core; one thread searches deterministically)",
         apply: |c, v| {
             let threads: usize = number(v, "the thread count")?;
             if !(1..=MAX_THREADS).contains(&threads) {

@@ -22,13 +22,17 @@
 //! forced).
 //!
 //! Threads ([`Search::set_threads`]; one by default, exactly the single-threaded search): the
-//! midgame iterations run as lazy SMP. This thread deepens, reports and answers as it would
-//! alone; helper threads run the same iterative deepening on their own boards and state (odd
-//! helpers one ply ahead), sharing only the two transposition tables, which are lock-free
-//! ([`tt`]). What the helpers store lets this thread cut and order sooner (figures in
-//! docs/results.md). Helpers stop when this thread is done; the node counts are every
-//! thread's. The endgame solve that follows is split among the threads (Young Brothers Wait,
-//! [`EndgameSolver::set_threads`]), with the same exact results. Nodes handed to the solver
+//! midgame iterations run by Young Brothers Wait. This thread deepens, reports and answers as
+//! it would alone; at a node of at least [`SPLIT_MIN_DEPTH`] plies left whose first move has
+//! been searched, while a helper is idle, the remaining moves become a split point (the
+//! [`split`] module, shared with the solver) that the helpers take moves from, each on its own
+//! board and state; a move that reaches beta cuts the point off and its other threads abandon
+//! their subtrees. The threads share the two lock-free transposition tables ([`tt`]) and the
+//! split points, nothing else. Without Multi-ProbCut the root's score is one thread's; with
+//! it, the values vary with the threads' timing as table entries do. The principal variation
+//! stops at a move searched at a split point. The node counts are every thread's. The
+//! endgame solve that follows is split among the threads the same way
+//! ([`EndgameSolver::set_threads`]), with the same exact results. Nodes handed to the solver
 //! inside the midgame tree are solved by the thread that reached them.
 
 mod alphabeta;

@@ -38,7 +38,7 @@ pub const SPEC: ToolSpec = ToolSpec {
             "prove win, loss or draw only, not the exact score",
         ),
         ToolOption::new("--hash", "MB", "transposition table size (default 1024)"),
-        ToolOption::new("--threads", "N", "search threads (default 1)"),
+        ToolOption::new("--threads", "N", "search threads (default: every core)"),
         ToolOption::new("--first", "N", "skip the positions numbered below N"),
         ToolOption::new("--last", "N", "skip the positions numbered above N"),
     ],
@@ -51,7 +51,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut file = None;
     let mut mode = SolveMode::Exact;
     let mut hash_mb = DEFAULT_HASH_MB;
-    let mut threads = crate::config::DEFAULT_THREADS;
+    let mut threads = crate::config::default_threads();
     let mut first = None;
     let mut last = None;
     let mut args = ToolArgs::from_spec(args, &SPEC);
