@@ -531,3 +531,76 @@ fn probcut_depth_values_are_the_minimax_value_of_every_depth() {
         assert_eq!(values[depth as usize].0, expected, "depth {depth}");
     }
 }
+
+/// The number of moves (passes aside) of `pv`, after checking that it is a legal line from
+/// `board`.
+fn legal_line_length(board: &Board, pv: &[Move]) -> u32 {
+    let mut board = board.clone();
+    let mut moves = 0;
+    for &mv in pv {
+        assert!(board.is_legal(mv), "{mv} in {pv:?} from {board:?}");
+        match mv {
+            Move::Play(square) => {
+                board.make_move(square);
+                moves += 1;
+            }
+            Move::Pass => board.make_pass(),
+        }
+    }
+    moves
+}
+
+#[test]
+fn principal_variations_are_legal_lines_as_deep_as_the_search() {
+    // Nodes cut by table entries (and, on several threads, moves searched at split points)
+    // leave no line in the search's own arrays; the table's best moves complete it. In the
+    // full-width search every node of the line has an entry; in the selective one a node
+    // cut by Multi-ProbCut with a 0-ply test has none, so its lines are only checked legal.
+    let mut rng = Rng::new(808);
+    let stop = AtomicBool::new(false);
+    let depth = 8;
+    let limits = SearchLimits {
+        depth: Some(depth),
+        exact_empties: 0,
+        wld_empties: 0,
+        ..SearchLimits::default()
+    };
+    let searches = |selective: bool| {
+        [1, 2].map(|threads| {
+            let mut search = Search::new(16);
+            search.set_threads(threads);
+            if !selective {
+                search.set_selectivity(None);
+            }
+            search
+        })
+    };
+    let [mut one, mut two] = searches(false);
+    let [mut one_selective, mut two_selective] = searches(true);
+    let (mut positions, mut two_moves) = (0, 0);
+    for empties in [44, 40, 36, 32, 30] {
+        for _ in 0..2 {
+            let board = random_position(&mut rng, empties);
+            positions += 1;
+            let mut check_lines = |info: &tsuru::search::SearchInfo| {
+                for line in &info.lines {
+                    assert!(legal_line_length(&board, &line.pv) <= depth);
+                }
+            };
+            for search in [&mut one, &mut two, &mut one_selective, &mut two_selective] {
+                search.clear();
+            }
+            let result = one.iterate(&board, &limits, &stop, &mut check_lines);
+            assert_eq!(legal_line_length(&board, &result.pv), depth, "{board:?}");
+            let result = two.iterate(&board, &limits, &stop, &mut check_lines);
+            two_moves += legal_line_length(&board, &result.pv);
+            for search in [&mut one_selective, &mut two_selective] {
+                let result = search.iterate(&board, &limits, &stop, &mut check_lines);
+                assert!(legal_line_length(&board, &result.pv) >= 1);
+            }
+        }
+    }
+    // On two threads a table entry on the line may have been replaced by another search of
+    // its node; nearly every line is still whole.
+    assert!(two_moves * 10 >= positions * depth * 9, "{two_moves} moves");
+}

@@ -155,6 +155,7 @@ impl Search {
             if value > low || multi_pv > 1 {
                 let len = self.pv_len[1];
                 root.pv.extend_from_slice(&self.pv[1][..len]);
+                self.extend_pv_from_table(board, &mut root.pv, depth);
             }
             scores.push(value);
             if multi_pv == 1 && value > low {
@@ -167,6 +168,48 @@ impl Search {
         // Stable sort: among equal (bound) scores the previous order is kept.
         roots.sort_by_key(|root| std::cmp::Reverse(root.score));
         Some(roots[0].score.0)
+    }
+
+    /// Extends `pv`, a line from `board`, with the table's best moves (and the passes forced
+    /// on the way) until it holds `depth` moves or the table knows no more: a line stops
+    /// short where a node was cut by a table entry, or where another thread searched the
+    /// best move at a split point. Only legal moves are added; `board` is left as it was.
+    /// Reporting only: the search's values do not depend on it.
+    fn extend_pv_from_table(&self, board: &mut Board, pv: &mut Vec<Move>, depth: u32) {
+        if !self.use_table {
+            return;
+        }
+        for &mv in pv.iter() {
+            play(board, mv);
+        }
+        let mut played = pv.len();
+        let mut moves = pv.iter().filter(|&&mv| mv != Move::Pass).count() as u32;
+        while moves < depth && !board.is_game_over() {
+            let mv = if board.has_legal_move() {
+                let hint = self.tt.probe(board.hash()).and_then(|e| e.best_move());
+                match hint.filter(|&square| board.is_legal_square(square)) {
+                    Some(square) => Move::Play(square),
+                    None => break,
+                }
+            } else {
+                Move::Pass
+            };
+            play(board, mv);
+            pv.push(mv);
+            played += 1;
+            if mv != Move::Pass {
+                moves += 1;
+            }
+        }
+        // A line ends on a move, not on a pass that nothing follows.
+        while played > 0 && pv.last() == Some(&Move::Pass) && pv.len() > 1 {
+            pv.pop();
+            board.undo();
+            played -= 1;
+        }
+        for _ in 0..played {
+            board.undo();
+        }
     }
 
     /// Whether the search must stop now (flag, deadline or node limit, counting the
