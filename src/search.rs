@@ -29,8 +29,9 @@
 //! board and state; a move that reaches beta cuts the point off and its other threads abandon
 //! their subtrees. The threads share the two lock-free transposition tables ([`tt`]) and the
 //! split points, nothing else. Without Multi-ProbCut the root's score is one thread's; with
-//! it, the values vary with the threads' timing as table entries do. The principal variation
-//! stops at a move searched at a split point. The node counts are every thread's. The
+//! it, the values vary with the threads' timing as table entries do. A principal variation
+//! is completed from the table's best moves past a move searched at a split point (and past
+//! a node cut by the table, on any thread count). The node counts are every thread's. The
 //! endgame solve that follows is split among the threads the same way
 //! ([`EndgameSolver::set_threads`]), with the same exact results. Nodes handed to the solver
 //! inside the midgame tree are solved by the thread that reached them.
