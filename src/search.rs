@@ -25,7 +25,7 @@
 //! midgame iterations run by Young Brothers Wait. This thread deepens, reports and answers as
 //! it would alone; at a node of at least [`SPLIT_MIN_DEPTH`] plies left whose first move has
 //! been searched, while a helper is idle, the remaining moves become a split point (the
-//! [`split`] module, shared with the solver) that the helpers take moves from, each on its own
+//! `split` module, shared with the solver) that the helpers take moves from, each on its own
 //! board and state; a move that reaches beta cuts the point off and its other threads abandon
 //! their subtrees. The threads share the two lock-free transposition tables ([`tt`]) and the
 //! split points, nothing else. Without Multi-ProbCut the root's score is one thread's; with
@@ -70,7 +70,7 @@ pub const POLL_INTERVAL: u64 = 1024;
 const PRESOLVE_EMPTIES: u32 = 18;
 
 /// Midgame nodes with at least this many plies left to search may be split among threads
-/// (Young Brothers Wait, [`split`]) once their first move is searched.
+/// (Young Brothers Wait, the `split` module) once their first move is searched.
 pub const SPLIT_MIN_DEPTH: u32 = 4;
 
 /// What a thread joining a midgame split point needs besides the position and the window.

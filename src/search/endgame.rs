@@ -5,7 +5,7 @@
 //! search with the null window around 0. The solver's interface speaks [`Discs`]; inside, the
 //! recursion (windows, node values, table scores) passes bare `i32` discs: it is the hottest
 //! code of the engine, written as integer arithmetic on windows (`-beta`, `low + 1`, `guess -
-//! 3`), and its values never leave it except through [`clip`], which types them.
+//! 3`), and its values never leave it except through `clip`, which types them.
 //!
 //! * **Board nodes** (at least `ordering::EVAL_ORDER_EMPTIES` empties) work on the [`Board`]
 //!   with make/undo and its incremental hash and pattern indices, because their move order
@@ -44,14 +44,14 @@
 //! [`PARALLEL_MIN_EMPTIES`] empties is solved with helper threads by Young Brothers Wait:
 //! at a board node of at least [`SPLIT_MIN_EMPTIES`] empties whose first move has been
 //! searched alone, while a thread is idle, the remaining moves become a split point (see the
-//! [`split`](super::split) module) that idle threads take moves from, each on its own board; a move that
+//! `split` module) that idle threads take moves from, each on its own board; a move that
 //! reaches beta cuts the point off and its other threads abandon their subtrees. The threads
 //! share the table and nothing else. The root, the selective passes, win/loss/draw windows
 //! and the principal variation's searches all go through the same node search, so all of
 //! them split. The result is exact as one thread's is: every move of a split node is
 //! searched or the node is cut off by a move that reached beta, and every table entry is a
 //! sound bound of its own kind whichever thread wrote it (selective entries are tagged with
-//! their level and never taken by a more confident pass, see [`EndgameSolver::tag`]). The
+//! their level and never taken by a more confident pass, see `EndgameSolver::tag`). The
 //! number of nodes varies from run to run with the threads' timing; the split threshold and
 //! the measured speedup are in docs/results.md. A multi-PV solve
 //! ([`EndgameSolver::solve_all`]) instead deals the root moves out to the threads, one at a

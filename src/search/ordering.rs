@@ -6,7 +6,7 @@
 //!
 //! The table's best move always comes first. The midgame search uses plain fastest-first,
 //! except one ply above the leaves, where the static square rank alone orders the rest
-//! ([`by_square_rank`]): the leaves are evaluated anyway, and counting each reply's mobility
+//! (`by_square_rank`): the leaves are evaluated anyway, and counting each reply's mobility
 //! there cost more than the cut-offs it bought (+27 Elo when dropped; docs/results.md).
 
 use crate::board::bits::{self, BitView};
