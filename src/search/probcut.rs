@@ -48,7 +48,7 @@ fn read_weights_line(words: &[&str], slot: &mut Option<WeightsId>) -> Result<()>
 }
 
 /// Smallest depth a cut is tried at.
-pub const MIN_DEPTH: u32 = 3;
+pub const MIN_DEPTH: u32 = 2;
 
 /// Deepest depth whose statistics `tsuru probcut` measures without selectivity; the deeper
 /// ones compare two selective searches (a full-width search that deep is out of reach).
@@ -66,9 +66,10 @@ pub const DEFAULT_CONFIDENCE: f32 = 1.1;
 pub const MEASURE_CONFIDENCE: f32 = 1.25;
 
 /// The depth of the shallow search that predicts a search of `depth` plies: about a
-/// quarter of it, with the same parity (odd and even depths differ in who moves last).
+/// quarter of it, with the same parity (odd and even depths differ in who moves last); the
+/// static evaluation (0 plies) for 2.
 pub fn shallow_depth(depth: u32) -> u32 {
-    (2 * (depth / 4) + depth % 2).max(1)
+    2 * (depth / 4) + depth % 2
 }
 
 /// One depth's prediction in one stage, in score units.
@@ -312,9 +313,10 @@ mod tests {
     fn shallow_depths_keep_parity_and_shrink() {
         for depth in MIN_DEPTH..=30 {
             let shallow = shallow_depth(depth);
-            assert!(shallow >= 1 && shallow < depth, "{depth} -> {shallow}");
+            assert!(shallow < depth, "{depth} -> {shallow}");
             assert_eq!(shallow % 2, depth % 2, "{depth} -> {shallow}");
         }
+        assert_eq!(shallow_depth(2), 0);
         assert_eq!(shallow_depth(3), 1);
         assert_eq!(shallow_depth(8), 4);
     }
