@@ -332,8 +332,9 @@ impl Search {
                     best = value;
                     best_square = split_best;
                     if value > alpha {
-                        // The move's line below is the thread's that searched it: the
-                        // principal variation stops at the move.
+                        // The move's line below is the thread's that searched it: this
+                        // thread's line stops at the move (the root completes it from the
+                        // table).
                         self.pv_len[ply + 1] = 0;
                         self.set_pv(ply, Move::Play(found));
                     }
