@@ -542,21 +542,7 @@ impl Search {
     /// until the search quits.
     fn serve(&mut self, stop: &StopCheck) {
         let pool = Arc::clone(self.pool.as_ref().expect("a helper has a pool"));
-        pool.set_idle(true);
-        loop {
-            let seen = pool.events();
-            if pool.is_quitting() {
-                break;
-            }
-            if let Some(point) = pool.find_work(split::NONE) {
-                pool.set_idle(false);
-                self.help(&pool, point, split::NONE, stop);
-                pool.set_idle(true);
-                continue;
-            }
-            pool.wait(seen);
-        }
-        pool.set_idle(false);
+        pool.serve(|point| self.help(&pool, point, split::NONE, stop));
     }
 
     /// A searcher for a helper thread: the same tables, evaluation and settings, its own

@@ -499,15 +499,10 @@ impl Search {
             };
             board.undo();
             if self.stopped {
-                if pool.is_quitting() || pool.is_cut(point) || pool.abandoned_above(point) {
+                // Only this point's alpha rose past the move's: search it again on the new one.
+                let Some(alpha) = pool.retry_alpha(point, beta) else {
                     break;
-                }
-                // Only this point's alpha rose past the move's: search it again on the new one
-                // (unless it has reached beta, when the point is being cut off).
-                let alpha = pool.alpha(point);
-                if alpha >= beta {
-                    break;
-                }
+                };
                 self.stopped = false;
                 task = Task { alpha, ..task };
                 continue;

@@ -408,24 +408,12 @@ impl EndgameSolver {
         let pool = Arc::clone(self.pool.as_ref().expect("a helper has a pool"));
         let started = Instant::now();
         let (mut working, mut joins) = (Duration::ZERO, 0u64);
-        pool.set_idle(true);
-        loop {
-            let seen = pool.events();
-            if pool.is_quitting() {
-                break;
-            }
-            if let Some(point) = pool.find_work(split::NONE) {
-                pool.set_idle(false);
-                let clock = Instant::now();
-                self.help(&pool, point, split::NONE, stop);
-                working += clock.elapsed();
-                joins += 1;
-                pool.set_idle(true);
-                continue;
-            }
-            pool.wait(seen);
-        }
-        pool.set_idle(false);
+        pool.serve(|point| {
+            let clock = Instant::now();
+            self.help(&pool, point, split::NONE, stop);
+            working += clock.elapsed();
+            joins += 1;
+        });
         log::debug!(
             "solver helper {}: {joins} split points joined, working {:.3} s of {:.3} s, {} nodes \
              ({:.3} s waiting for its own helpers)",
@@ -484,15 +472,10 @@ impl EndgameSolver {
             };
             board.undo();
             if self.stopped {
-                if pool.is_quitting() || pool.is_cut(point) || pool.abandoned_above(point) {
+                // Only this point's alpha rose past the move's: search it again on the new one.
+                let Some(alpha) = pool.retry_alpha(point, beta) else {
                     break;
-                }
-                // Only this point's alpha rose past the move's: search it again on the new one
-                // (unless it has reached beta, when the point is being cut off).
-                let alpha = pool.alpha(point);
-                if alpha >= beta {
-                    break;
-                }
+                };
                 self.stopped = false;
                 task = Task { alpha, ..task };
                 continue;

@@ -348,6 +348,38 @@ impl<C: Copy + Default> Pool<C> {
         )
     }
 
+    /// After a thread's move at `point`, searched on a window up to `beta`, was stopped: the
+    /// point's alpha to search the move again on, when only that alpha rose past the move's;
+    /// `None` when the move is not worth finishing (the search quits, the point or the work
+    /// above it is abandoned, or the point's alpha has reached `beta`).
+    pub(super) fn retry_alpha(&self, point: usize, beta: i32) -> Option<i32> {
+        if self.is_quitting() || self.is_cut(point) || self.abandoned_above(point) {
+            return None;
+        }
+        let alpha = self.alpha(point);
+        (alpha < beta).then_some(alpha)
+    }
+
+    /// A helper thread's life: hands every open point with moves left to `help` (which
+    /// joins it), waiting between them, until the search quits.
+    pub(super) fn serve(&self, mut help: impl FnMut(usize)) {
+        self.set_idle(true);
+        loop {
+            let seen = self.events();
+            if self.is_quitting() {
+                break;
+            }
+            if let Some(point) = self.find_work(NONE) {
+                self.set_idle(false);
+                help(point);
+                self.set_idle(true);
+                continue;
+            }
+            self.wait(seen);
+        }
+        self.set_idle(false);
+    }
+
     /// Whether `point` is cut off.
     pub(super) fn is_cut(&self, point: usize) -> bool {
         self.points[point].cutoff.load(Ordering::Relaxed)
