@@ -50,6 +50,9 @@ pub struct Config {
     pub level: Level,
     /// Seconds per move when no clock is given (`None`: depth-limited only).
     pub move_time: Option<f64>,
+    /// Seconds for each whole game when no clock is given, spent by the engine's own time
+    /// manager (`None`: none; never set together with `move_time`).
+    pub game_time: Option<f64>,
     /// Transposition-table size in MiB.
     pub hash_mb: usize,
     /// The evaluation.
@@ -74,6 +77,7 @@ impl Default for Config {
             protocol: None,
             level: Level::DEFAULT,
             move_time: None,
+            game_time: None,
             hash_mb: DEFAULT_HASH_MB,
             eval: crate::eval::EvalChoice::Shipped,
             selectivity: Some(crate::search::probcut::DEFAULT_CONFIDENCE),
@@ -142,7 +146,26 @@ pub const OPTIONS: &[OptionSpec] = &[
             if !(secs > 0.0 && secs.is_finite()) {
                 bail!("the move time must be a positive number of seconds");
             }
+            if c.game_time.is_some() {
+                bail!("give --move-time or --game-time, not both");
+            }
             c.move_time = Some(secs);
+            Ok(())
+        },
+    },
+    OptionSpec {
+        names: &["--game-time"],
+        value: Some("SECONDS"),
+        help: "time for each whole game when the GUI gives no clock, shared out by the engine",
+        apply: |c, v| {
+            let secs: f64 = number(v, "the game time")?;
+            if !(secs > 0.0 && secs.is_finite()) {
+                bail!("the game time must be a positive number of seconds");
+            }
+            if c.move_time.is_some() {
+                bail!("give --move-time or --game-time, not both");
+            }
+            c.game_time = Some(secs);
             Ok(())
         },
     },
@@ -329,6 +352,11 @@ mod tests {
         assert_eq!(config.level, Level::new(8).unwrap());
         assert_eq!(config.hash_mb, 16);
         assert_eq!(config.move_time, Some(2.5));
+        assert_eq!(config.game_time, None);
+        assert_eq!(
+            Config::parse(&["--game-time", "12.5"]).unwrap().game_time,
+            Some(12.5)
+        );
         assert_eq!(
             Config::parse(&["--depth", "3"]).unwrap().level,
             Level::new(3).unwrap()
@@ -352,6 +380,10 @@ mod tests {
             &["--level", "x"],
             &["--hash", "-1"],
             &["--move-time", "nan"],
+            &["--game-time", "0"],
+            &["--game-time", "inf"],
+            &["--game-time", "10", "--move-time", "1"],
+            &["--move-time", "1", "--game-time", "10"],
             &["--frobnicate"],
             &["--gtp=1"],
             &["--book-randomness", "-1"],

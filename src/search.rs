@@ -451,6 +451,7 @@ impl Search {
         let empties = board.empties();
         let mut result: Option<SearchResult> = None;
         let mut last_score = Score::ZERO;
+        let mut last_iteration = Duration::ZERO;
         for depth in 1..=max_depth {
             // Past depth 2, only even depths (and the last one): a line of odd depth ends
             // with the other side to move, whose values sit higher by the noise of the best
@@ -462,11 +463,20 @@ impl Search {
             if depth > 1 && self.past_soft_deadline(limits) {
                 break;
             }
+            let began = self.started.elapsed();
+            if depth > 1
+                && limits
+                    .time
+                    .is_some_and(|time| !time.expects_to_finish(began, last_iteration))
+            {
+                break;
+            }
             let Some(score) =
                 self.root_iteration(&mut board, depth, roots, multi_pv, last_score, stop)
             else {
                 break;
             };
+            last_iteration = self.started.elapsed().saturating_sub(began);
             last_score = score;
             // Every line reaches the end of the game once the depth covers the empties.
             let exact = depth >= empties;

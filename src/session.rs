@@ -10,6 +10,7 @@
 pub mod worker;
 
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use anyhow::{bail, Result};
 
@@ -36,6 +37,7 @@ pub struct Session {
     level: Level,
     contempt: i32,
     move_time: Option<f64>,
+    game_time: Option<f64>,
     worker: Worker<Search>,
     /// The opening book, if any, and the file `learn` writes it to.
     book: Option<Book>,
@@ -93,6 +95,7 @@ impl Session {
             level: config.level,
             contempt: 0,
             move_time: config.move_time,
+            game_time: config.game_time,
             worker: Worker::new(search),
             book,
             book_path,
@@ -223,7 +226,8 @@ impl Session {
     }
 
     /// The side to move's clock: the game's (time left and increment), else `--move-time`
-    /// per move, else none. Any number the GUI sent is clamped here, never trusted.
+    /// per move, else `--game-time` less the seconds the record gives the mover's moves
+    /// (sudden death), else none. Any number the GUI sent is clamped here, never trusted.
     pub fn clock(&self) -> Clock {
         let mover = self.board().side_to_move();
         if let (Some(left), Some(clock)) = (self.game.time_left(mover), self.game.clock(mover)) {
@@ -232,9 +236,13 @@ impl Session {
                 increment: saturating_seconds(clock.increment),
             };
         }
-        match self.move_time {
-            Some(seconds) => Clock::PerMove(saturating_seconds(seconds)),
-            None => Clock::Unlimited,
+        match (self.move_time, self.game_time) {
+            (Some(seconds), _) => Clock::PerMove(saturating_seconds(seconds)),
+            (None, Some(seconds)) => Clock::SuddenDeath {
+                left: saturating_seconds(seconds - self.game.seconds_spent(mover)),
+                increment: Duration::ZERO,
+            },
+            (None, None) => Clock::Unlimited,
         }
     }
 
@@ -324,7 +332,6 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn failed_commands_leave_the_game_unchanged() {
@@ -349,6 +356,40 @@ mod tests {
         assert_eq!(limits.depth, Some(session.level().depth()));
         session.new_game(Board::start());
         assert_eq!(session.move_limits(None).time, None);
+    }
+
+    #[test]
+    fn game_time_is_a_clock_less_the_movers_recorded_seconds() {
+        let mut session = Session::new(&Config {
+            game_time: Some(10.0),
+            ..Config::default()
+        });
+        let sudden_death = |seconds: f64| Clock::SuddenDeath {
+            left: Duration::from_secs_f64(seconds),
+            increment: Duration::ZERO,
+        };
+        assert_eq!(session.clock(), sudden_death(10.0));
+        let timed = |square: &str, seconds: Option<f64>| GgfMove {
+            seconds,
+            ..GgfMove::bare(square.parse().unwrap())
+        };
+        session.play(timed("f5", Some(2.5))).unwrap();
+        session.play(timed("d6", Some(4.0))).unwrap();
+        session.play(timed("c3", None)).unwrap();
+        // White to move: only White's 4 s count; Black's move without a time counts 0.
+        assert_eq!(session.clock(), sudden_death(6.0));
+        session.play(timed("d3", Some(1.0))).unwrap();
+        assert_eq!(session.clock(), sudden_death(7.5));
+        // A game clock the GUI sends comes first; a new game starts the clock again.
+        let game = GgfGame::parse("(;GM[Othello]TI[1:00]TY[8]BO[8 ---------------------------O*------*O--------------------------- *]B[F5//50];)").unwrap();
+        session.set_game(game);
+        assert_eq!(session.clock(), sudden_death(60.0));
+        session.new_game(Board::start());
+        assert_eq!(session.clock(), sudden_death(10.0));
+        // Overdrawn: no time left, never a panic.
+        session.play(timed("f5", Some(1e300))).unwrap();
+        session.play(timed("d6", Some(11.0))).unwrap();
+        assert_eq!(session.clock(), sudden_death(0.0));
     }
 
     #[test]

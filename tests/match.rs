@@ -278,6 +278,40 @@ fn clocks_over_both_protocols() {
 }
 
 #[test]
+fn an_engine_keeps_its_own_game_time_when_the_referee_sets_no_clock() {
+    // `--game-time 3` on the engines' command lines, no limit from the referee: each side
+    // spends its 3 s over the game (well beyond what one quick move takes at this level),
+    // and never overruns them.
+    let dir = out_dir("game-time");
+    let first = format!("one={TSURU} --no-book --gtp --threads 1 --level 60 --game-time 3");
+    let second = format!("two={TSURU} --no-book --gtp --threads 1 --level 60 --game-time 3");
+    let output = run_match(
+        &dir,
+        &["--engine", &first, "--engine", &second, "--games", "2"],
+    );
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
+    let played = read_games(&dir, 2);
+    for game in &played {
+        check_finished(game);
+        let engine_moves = &game.game.moves()[8..];
+        for color in [0, 1] {
+            let used: f64 = engine_moves
+                .iter()
+                .skip(color)
+                .step_by(2)
+                .map(|mv| mv.seconds.unwrap())
+                .sum();
+            assert!(used <= 3.0 + 1.0, "{used} s on a 3 s game time");
+            assert!(used >= 1.0, "only {used} s of a 3 s game time spent");
+        }
+    }
+    let log = std::fs::read_to_string(dir.join("engines.log")).unwrap();
+    assert!(!log.contains("time_settings"), "{log}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn tsuru_against_grhino_over_gtp() {
     if !Path::new(GRHINO).exists() {
         assert!(

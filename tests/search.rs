@@ -461,6 +461,7 @@ fn the_hard_deadline_stops_a_solve() {
     let budget = TimeBudget {
         soft: Duration::from_secs(3600),
         hard: Duration::from_millis(700),
+        banked: false,
     };
     assert!(budget.affords_solve(24));
     let limits = SearchLimits {
@@ -498,6 +499,7 @@ fn a_clock_too_short_for_a_solve_deepens_the_midgame_instead() {
     let budget = TimeBudget {
         soft: Duration::from_millis(500),
         hard: Duration::from_millis(500),
+        banked: false,
     };
     assert!(!budget.affords_solve(24));
     let limits = SearchLimits {

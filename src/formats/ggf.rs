@@ -353,15 +353,21 @@ impl GgfGame {
     /// Seconds left on `color`'s clock after the moves (`None` when untimed).
     pub fn time_left(&self, color: Color) -> Option<f64> {
         let clock = self.clock(color)?;
-        let mut mover = self.start.side_to_move();
-        let mut spent = Vec::new();
-        for mv in &self.moves {
-            if mover == color {
-                spent.push(mv.seconds.unwrap_or(0.0));
-            }
-            mover = mover.opponent();
-        }
-        Some(clock.time_left(spent))
+        Some(clock.time_left(self.seconds_of(color)))
+    }
+
+    /// The seconds recorded for `color`'s moves, summed (a move without a time counts 0).
+    pub fn seconds_spent(&self, color: Color) -> f64 {
+        self.seconds_of(color).sum()
+    }
+
+    /// The seconds recorded for each of `color`'s moves, in order (0 where none is given).
+    fn seconds_of(&self, color: Color) -> impl Iterator<Item = f64> + '_ {
+        let first = self.start.side_to_move();
+        self.moves.iter().enumerate().filter_map(move |(i, mv)| {
+            let mover = if i % 2 == 0 { first } else { first.opponent() };
+            (mover == color).then(|| mv.seconds.unwrap_or(0.0))
+        })
     }
 
     /// The record in NBoard's normal form: `(;GM[Othello]` other tags, clocks, `TY`, `BO`,

@@ -438,7 +438,12 @@ impl Gtp {
                 .next()
                 .map_or(Move::Pass, Move::Play),
         };
-        let reply = finish_move(&mut self.session, mv, pending.commit, pending.inserted);
+        // The move keeps its time in the record: `--game-time` spends the clock it leaves.
+        let played = GgfMove {
+            seconds: Some(spent.as_secs_f64()),
+            ..GgfMove::bare(mv)
+        };
+        let reply = finish_move(&mut self.session, played, pending.commit, pending.inserted);
         format_reply(&pending.id, reply)
     }
 
@@ -482,7 +487,12 @@ impl Gtp {
         }
         let inserted = bring_to_move(&mut self.session, color)?;
         if self.session.board().must_pass() {
-            let reply = finish_move(&mut self.session, Move::Pass, commit, inserted);
+            let reply = finish_move(
+                &mut self.session,
+                GgfMove::bare(Move::Pass),
+                commit,
+                inserted,
+            );
             return Ok(Outcome::Reply(format_reply(&id, reply)));
         }
         if let Some(choice) = self.session.book_move() {
@@ -493,7 +503,7 @@ impl Gtp {
             );
             let reply = finish_move(
                 &mut self.session,
-                Move::Play(choice.square),
+                GgfMove::bare(Move::Play(choice.square)),
                 commit,
                 inserted,
             );
@@ -533,9 +543,10 @@ fn format_reply(id: &str, reply: Reply) -> String {
 
 /// Plays the chosen move (`commit`) or takes back the pass inserted to bring the colour to
 /// move; the move's text for the response.
-fn finish_move(session: &mut Session, mv: Move, commit: bool, inserted: bool) -> Reply {
+fn finish_move(session: &mut Session, played: GgfMove, commit: bool, inserted: bool) -> Reply {
+    let mv = played.mv;
     if commit {
-        session.play(GgfMove::bare(mv)).map_err(|e| e.to_string())?;
+        session.play(played).map_err(|e| e.to_string())?;
     } else if inserted {
         let _ = session.undo();
     }

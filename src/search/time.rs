@@ -66,6 +66,16 @@ pub enum Clock {
     },
 }
 
+/// Empty squares from which a game on a clock is planned to be settled by the endgame
+/// solver's passes: the midgame moves leave [`SOLVE_PHASE_SHARES`] shares for the positions
+/// from here on.
+pub const SOLVE_PHASE_EMPTIES: u32 = 26;
+
+/// The time a clock keeps for the solve phase, in midgame moves' shares: enough for a solve
+/// from about 24 empty squares (1 to 3 s on the development machine in match games, where
+/// a 1 s limit leaves the exact pass and often a selective one unfinished).
+pub const SOLVE_PHASE_SHARES: f64 = 6.0;
+
 /// Deadlines for one search, measured from its start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeBudget {
@@ -73,6 +83,10 @@ pub struct TimeBudget {
     pub soft: Duration,
     /// The search stops at this point whatever it is doing.
     pub hard: Duration,
+    /// Time not spent is kept for later moves (a game clock, not a time per move): then no
+    /// midgame iteration starts that is not expected to end before `hard`
+    /// ([`TimeBudget::expects_to_finish`]), since an unfinished iteration is time thrown away.
+    pub banked: bool,
 }
 
 impl TimeBudget {
@@ -106,7 +120,17 @@ impl TimeBudget {
         TimeBudget {
             soft: hard.mul_f64(0.6),
             hard,
+            banked: false,
         }
+    }
+
+    /// Whether a midgame iteration started `elapsed` into the search, after one that took
+    /// `last`, is expected to end before the hard deadline: an iteration two plies deeper
+    /// costs about twice the one before it (1.5 to 3 times in match games, with the table
+    /// and Multi-ProbCut). Always true for a time per move, which has no later use for the
+    /// time.
+    pub fn expects_to_finish(&self, elapsed: Duration, last: Duration) -> bool {
+        !self.banked || elapsed.saturating_add(last.saturating_mul(2)) <= self.hard
     }
 
     /// Whether this budget leaves time for an endgame solve from `empties` empty squares:
@@ -126,33 +150,50 @@ impl TimeBudget {
             .mul_f64(0.9)
             .saturating_sub(Duration::from_millis(200))
             .max(Duration::from_millis(10));
-        TimeBudget::per_move(planned.min(share))
+        TimeBudget {
+            // The period's time not spent on this move goes to its next ones.
+            banked: moves > 1,
+            ..TimeBudget::per_move(planned.min(share))
+        }
     }
 
     /// A budget from the time left on the mover's clock, the increment it gets per move, and
-    /// the empty squares left (the mover still plays about half of them). Spends an even share
-    /// of the usable time per remaining move, more in the midgame than near the end, and never
-    /// more than half of what is left.
+    /// the empty squares left (the mover still plays about half of them).
+    ///
+    /// Before the solve phase ([`SOLVE_PHASE_EMPTIES`]) each of the mover's midgame moves
+    /// left is planned an even share of the usable time, with [`SOLVE_PHASE_SHARES`] shares
+    /// kept for the solve phase; a move may take 1.25 times its share (iterations end
+    /// unevenly) but never more than half of what is left. In the solve phase the first
+    /// position the solver settles makes the rest of the game quick, so a move may take a
+    /// quarter of what is left at 26 empty squares, 40 % at 25 and 60 % from 24 on.
     pub fn from_clock(time_left: Duration, increment: Duration, empties: u32) -> TimeBudget {
         let time_left = time_left.min(MAX_CLOCK);
         let increment = increment.min(MAX_CLOCK);
         let usable = time_left
             .saturating_sub(SAFETY_MARGIN)
             .saturating_sub(time_left / 20);
-        let moves_to_go = (empties / 2).max(1) as f64;
-        // Near the end the exact solver settles the game: plan as if a few moves were left
-        // so that the solve at ~20 empties gets the time it needs.
-        let share = usable.as_secs_f64() / (moves_to_go.min(30.0) * 0.8 + 1.0)
-            + increment.as_secs_f64() * 0.8;
-        let half = usable / 2;
-        let soft = saturating_seconds(share).min(half);
-        let hard = soft.saturating_mul(3).min(half);
+        let from_increment = increment.as_secs_f64() * 0.8;
+        let (planned, most) = if empties > SOLVE_PHASE_EMPTIES {
+            let midgame_moves = (empties - SOLVE_PHASE_EMPTIES).div_ceil(2).min(30) as f64;
+            let share = usable.as_secs_f64() / (midgame_moves + SOLVE_PHASE_SHARES);
+            (1.25 * (share + from_increment), 0.5)
+        } else {
+            let most = match empties {
+                26 => 0.25,
+                25 => 0.4,
+                _ => 0.6,
+            };
+            (usable.as_secs_f64() * most + from_increment, most)
+        };
+        let hard = saturating_seconds(planned).min(usable.mul_f64(most));
+        let soft = hard.mul_f64(0.6);
         // A move must still be found with (almost) nothing left: a millisecond, unless even
         // that is more than the clock has.
         let minimum = Duration::from_millis(1).min(time_left);
         TimeBudget {
             soft: soft.max(minimum),
             hard: hard.max(minimum),
+            banked: true,
         }
     }
 }
@@ -320,19 +361,69 @@ mod tests {
     }
 
     #[test]
-    fn clock_budgets_never_exceed_half_the_clock() {
+    fn clock_budgets_take_at_most_half_the_clock_before_the_solve_phase() {
         for secs in [0.1, 1.0, 10.0, 300.0, 3600.0] {
-            for empties in [1, 10, 20, 40, 60] {
+            for empties in [1, 10, 20, 24, 25, 26, 27, 40, 60] {
                 let left = Duration::from_secs_f64(secs);
                 let budget = TimeBudget::from_clock(left, Duration::ZERO, empties);
+                let most = if empties > SOLVE_PHASE_EMPTIES {
+                    left / 2
+                } else {
+                    left.mul_f64(0.6)
+                };
                 assert!(
-                    budget.hard <= left / 2 || budget.hard <= Duration::from_millis(1),
+                    budget.hard <= most || budget.hard <= Duration::from_millis(1),
                     "{secs} {empties} {budget:?}"
                 );
                 assert!(budget.soft <= budget.hard);
                 assert!(budget.hard > Duration::ZERO);
+                assert!(budget.banked);
             }
         }
+    }
+
+    #[test]
+    fn a_clock_keeps_time_for_the_solve_phase() {
+        // A 13.5 s game from 52 empties in which every move takes 80 % of its hard limit
+        // (what a search stopped by the iteration rule spends, about): the midgame moves get
+        // even shares, and the first move of the solve phase that can start a solve (24
+        // empties) gets more than twice any of them.
+        let mut left = Duration::from_millis(13_500);
+        let mut midgame = Vec::new();
+        let mut at_24 = Duration::ZERO;
+        for empties in (18..=52).rev().step_by(2) {
+            let budget = TimeBudget::from_clock(left, Duration::ZERO, empties);
+            if empties > SOLVE_PHASE_EMPTIES {
+                midgame.push(budget.hard);
+            } else if empties == 24 {
+                at_24 = budget.hard;
+            }
+            left -= budget.hard.mul_f64(0.8);
+        }
+        let (least, most) = (midgame.iter().min().unwrap(), midgame.iter().max().unwrap());
+        assert!(
+            most.as_secs_f64() < 1.1 * least.as_secs_f64(),
+            "{midgame:?}"
+        );
+        assert!(at_24 > *most * 2, "{at_24:?} against {midgame:?}");
+        assert!(TimeBudget::from_clock(left, Duration::ZERO, 16).affords_solve(16));
+        assert!(left > Duration::from_millis(300), "{left:?} left");
+    }
+
+    #[test]
+    fn only_a_clock_stops_deepening_before_an_iteration_that_would_not_end() {
+        let ms = Duration::from_millis;
+        let per_move = TimeBudget::per_move(ms(1000));
+        assert!(!per_move.banked);
+        assert!(per_move.expects_to_finish(ms(590), ms(400)));
+        let clock = TimeBudget::from_clock(ms(20_000), Duration::ZERO, 40);
+        assert!(clock.banked);
+        let hard = clock.hard;
+        // The next iteration is expected to cost twice the last.
+        assert!(clock.expects_to_finish(hard / 3, hard / 3));
+        assert!(!clock.expects_to_finish(hard / 3, hard / 3 + ms(1)));
+        assert!(clock.expects_to_finish(Duration::ZERO, Duration::ZERO));
+        assert!(!clock.expects_to_finish(Duration::MAX, Duration::MAX));
     }
 
     #[test]
