@@ -289,6 +289,19 @@ impl Board {
         true
     }
 
+    /// The hash [`Board::hash`] would give after the side to move plays `square` flipping
+    /// `flipped` (as [`Board::apply_flips`] would make it), without playing it.
+    #[inline]
+    pub fn hash_after(&self, square: Square, flipped: u64) -> u64 {
+        let mut hash = self.hash ^ zobrist::DISC[self.side.index()][square.index()] ^ zobrist::SIDE;
+        let mut rest = flipped;
+        while rest != 0 {
+            hash ^= zobrist::FLIP[rest.trailing_zeros() as usize];
+            rest &= rest - 1;
+        }
+        hash
+    }
+
     /// Plays a disc on `square` flipping exactly `flipped` (as computed by [`Board::flips`]),
     /// then switches sides. The caller guarantees `flipped` is the move's true flip set.
     #[inline]
@@ -624,6 +637,37 @@ mod tests {
             assert_eq!(board.undo(), None);
             assert_eq!(board, Board::start());
         }
+    }
+
+    /// `hash_after` predicts, for every legal move of positions from random games, the hash
+    /// the move then makes, and leaves the board as it was.
+    #[test]
+    fn hash_after_predicts_the_hash_of_every_move() {
+        let mut rng = Rng::new(3);
+        let mut checked = 0;
+        for _ in 0..200 {
+            let mut board = Board::start();
+            while !board.is_game_over() {
+                let moves = board.legal_moves();
+                if moves == 0 {
+                    board.make_pass();
+                    continue;
+                }
+                for square in bits::squares(moves) {
+                    let flipped = board.flips(square);
+                    let before = board.clone();
+                    let predicted = board.hash_after(square, flipped);
+                    assert_eq!(board, before);
+                    board.apply_flips(square, flipped);
+                    assert_eq!(board.hash(), predicted);
+                    assert_eq!(board.compute_hash(), predicted);
+                    board.undo();
+                    checked += 1;
+                }
+                assert!(board.make_move(rng.pick(moves)));
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
     }
 
     #[test]

@@ -318,6 +318,14 @@ impl Search {
         } else {
             ordering::fastest_first(board, hint)
         };
+        if self.use_table && depth >= 2 {
+            // The children probe the table first thing: start their buckets' memory loads
+            // now, so that they overlap instead of each child waiting for its own.
+            for (i, &square) in order.as_slice().iter().enumerate() {
+                self.tt
+                    .prefetch(board.hash_after(square, order.flips_on(board, i)));
+            }
+        }
         let moves = order.as_slice();
         for (i, &square) in moves.iter().enumerate() {
             if i > 0 && moves.len() - i >= 2 && depth >= SPLIT_MIN_DEPTH && self.may_split() {
@@ -341,7 +349,7 @@ impl Search {
                 }
                 break;
             }
-            let flipped = board.flips(square);
+            let flipped = order.flips_on(board, i);
             board.apply_flips(square, flipped);
             let value = if i == 0 {
                 -self.alphabeta(board, depth - 1, -beta, -alpha, ply + 1, stop)

@@ -123,8 +123,6 @@ pub(crate) const EVAL_ORDER_EMPTIES: u32 = 14;
 /// Evaluation units per ordering-key unit (16 key units = one reply).
 const EVAL_SCALE: i32 = 16;
 
-/// The legal squares of `board` in search order: `hint` (a table move) first, then
-/// fastest-first with the square rank breaking ties.
 /// The legal squares of `board` for a node one ply above the leaves: `hint` first, then by
 /// the static square rank alone (the leaves are evaluated anyway, so counting each reply's
 /// mobility to order them costs more than the cut-offs it buys).
@@ -142,6 +140,8 @@ pub(crate) fn by_square_rank(board: &Board, hint: Option<Square>) -> MoveBuffer 
     buffer
 }
 
+/// The legal squares of `board` in search order: `hint` (a table move) first, then
+/// fastest-first with the square rank breaking ties. The buffer keeps each move's flips.
 pub(crate) fn fastest_first(board: &Board, hint: Option<Square>) -> MoveBuffer {
     let view = board.view();
     let mut buffer = MoveBuffer::default();
@@ -152,7 +152,7 @@ pub(crate) fn fastest_first(board: &Board, hint: Option<Square>) -> MoveBuffer {
         } else {
             reply_key(view, square, flipped)
         };
-        buffer.push(square, key);
+        buffer.push_with_flips(square, flipped, key);
     }
     buffer.sort();
     buffer
@@ -167,19 +167,26 @@ pub(crate) fn reply_key(view: BitView, square: Square, flipped: u64) -> i32 {
         + SQUARE_ORDER[square.index()] as i32
 }
 
-/// A fixed-capacity list of moves with sort keys (no allocation in the search).
+/// A fixed-capacity list of moves with sort keys, and with the discs each move flips where
+/// the order computed them (no allocation in the search).
 #[derive(Clone, Copy)]
 pub(crate) struct MoveBuffer {
     squares: [Square; 32],
     keys: [i32; 32],
+    /// The discs each move flips, or [`NOT_COMPUTED`].
+    flips: [u64; 32],
     len: usize,
 }
+
+/// A flip set no move has (every legal move flips at least one disc): "not computed".
+const NOT_COMPUTED: u64 = 0;
 
 impl Default for MoveBuffer {
     fn default() -> MoveBuffer {
         MoveBuffer {
             squares: [Square::ALL[0]; 32],
             keys: [0; 32],
+            flips: [NOT_COMPUTED; 32],
             len: 0,
         }
     }
@@ -189,24 +196,43 @@ impl MoveBuffer {
     /// Adds a move with its key (lower sorts first).
     #[inline]
     pub(crate) fn push(&mut self, square: Square, key: i32) {
+        self.push_with_flips(square, NOT_COMPUTED, key);
+    }
+
+    /// Adds a move with the discs it flips and its key (lower sorts first).
+    #[inline]
+    pub(crate) fn push_with_flips(&mut self, square: Square, flipped: u64, key: i32) {
         self.squares[self.len] = square;
         self.keys[self.len] = key;
+        self.flips[self.len] = flipped;
         self.len += 1;
+    }
+
+    /// The discs the `i`-th move (in the buffer's order) flips on `board`, the position the
+    /// buffer was made for: kept from the ordering where it computed them.
+    #[inline]
+    pub(crate) fn flips_on(&self, board: &Board, i: usize) -> u64 {
+        match self.flips[i] {
+            NOT_COMPUTED => board.flips(self.squares[i]),
+            flipped => flipped,
+        }
     }
 
     /// Sorts by key, stable (insertion sort: the lists are short).
     #[inline]
     pub(crate) fn sort(&mut self) {
         for i in 1..self.len {
-            let (square, key) = (self.squares[i], self.keys[i]);
+            let (square, key, flipped) = (self.squares[i], self.keys[i], self.flips[i]);
             let mut j = i;
             while j > 0 && self.keys[j - 1] > key {
                 self.squares[j] = self.squares[j - 1];
                 self.keys[j] = self.keys[j - 1];
+                self.flips[j] = self.flips[j - 1];
                 j -= 1;
             }
             self.squares[j] = square;
             self.keys[j] = key;
+            self.flips[j] = flipped;
         }
     }
 
@@ -253,6 +279,33 @@ mod tests {
         assert!(SQUARE_ORDER[order[1].index()] <= SQUARE_ORDER[order[2].index()]);
         let all = order.iter().fold(0, |acc, sq| acc | sq.bit());
         assert_eq!(all, board.legal_moves());
+    }
+
+    /// The fastest-first buffer keeps, through its sort, each move's own flips; a buffer made
+    /// without them computes them on the board.
+    #[test]
+    fn buffers_give_each_move_its_flips() {
+        let mut rng = crate::rng::Rng::new(5);
+        let mut board = Board::start();
+        for _ in 0..30 {
+            let moves = board.legal_moves();
+            if moves == 0 {
+                break;
+            }
+            let hint = rng.pick(moves);
+            for buffer in [
+                fastest_first(&board, Some(hint)),
+                by_square_rank(&board, Some(hint)),
+            ] {
+                assert_eq!(buffer.as_slice()[0], hint);
+                for (i, &square) in buffer.as_slice().iter().enumerate() {
+                    let flipped = buffer.flips_on(&board, i);
+                    assert_ne!(flipped, 0);
+                    assert_eq!(flipped, board.flips(square), "{square}");
+                }
+            }
+            assert!(board.make_move(rng.pick(moves)));
+        }
     }
 
     #[test]
