@@ -302,6 +302,30 @@ impl Board {
         hash
     }
 
+    /// The pattern indices [`Board::pattern_indices`] would give after the side to move plays
+    /// `square` flipping `flipped`, without playing it (for a leaf that is only evaluated).
+    #[inline]
+    pub fn pattern_indices_after(&self, square: Square, flipped: u64) -> [u16; patterns::LANES] {
+        let tables = patterns::pattern_tables();
+        let mut flip_powers = [0u16; patterns::LANES];
+        let mut rest = flipped;
+        while rest != 0 {
+            add_lanes(
+                &mut flip_powers,
+                &tables.powers[rest.trailing_zeros() as usize],
+            );
+            rest &= rest - 1;
+        }
+        let mut indices = self.patterns;
+        change_patterns(
+            &mut indices,
+            self.side,
+            &tables.powers[square.index()],
+            &flip_powers,
+        );
+        indices
+    }
+
     /// Plays a disc on `square` flipping exactly `flipped` (as computed by [`Board::flips`]),
     /// then switches sides. The caller guarantees `flipped` is the move's true flip set.
     #[inline]
@@ -325,16 +349,12 @@ impl Board {
             hash ^= zobrist::FLIP[index];
             add_lanes(&mut flip_powers, &tables.powers[index]);
         }
-        // Digits: 1 Black, 2 White. A placed disc adds its digit times its power; a flip to
-        // White adds one power, a flip to Black subtracts one.
-        let placed = &tables.powers[square.index()];
-        add_lanes(&mut self.patterns, placed);
-        if me == Color::White {
-            add_lanes(&mut self.patterns, placed);
-            add_lanes(&mut self.patterns, &flip_powers);
-        } else {
-            sub_lanes(&mut self.patterns, &flip_powers);
-        }
+        change_patterns(
+            &mut self.patterns,
+            me,
+            &tables.powers[square.index()],
+            &flip_powers,
+        );
         self.cells[square.mailbox()] = disc;
         self.discs[me.index()] |= flipped | square.bit();
         self.discs[me.opponent().index()] &= !flipped;
@@ -479,14 +499,10 @@ impl Board {
     /// Final disc difference for `color` under the usual convention that empty squares go
     /// to the winner. Meaningful when the game is over.
     pub fn final_score(&self, color: Color) -> Discs {
-        let mine = self.count(color) as i32;
-        let theirs = self.count(color.opponent()) as i32;
-        let empties = self.empties() as i32;
-        Discs(match mine.cmp(&theirs) {
-            std::cmp::Ordering::Greater => mine - theirs + empties,
-            std::cmp::Ordering::Less => mine - theirs - empties,
-            std::cmp::Ordering::Equal => 0,
-        })
+        bits::final_score(
+            self.discs[color.index()],
+            self.discs[color.opponent().index()],
+        )
     }
 
     /// Checks every invariant of the representation; for tests. Returns what is wrong.
@@ -532,6 +548,26 @@ impl Board {
 fn add_lanes(a: &mut [u16; patterns::LANES], b: &[u16; patterns::LANES]) {
     for (x, y) in a.iter_mut().zip(b) {
         *x = x.wrapping_add(*y);
+    }
+}
+
+/// Changes pattern indices for a disc of `me` placed where `placed` gives the powers of 3,
+/// flipping discs whose powers sum to `flip_powers`.
+#[inline(always)]
+fn change_patterns(
+    indices: &mut [u16; patterns::LANES],
+    me: Color,
+    placed: &[u16; patterns::LANES],
+    flip_powers: &[u16; patterns::LANES],
+) {
+    // Digits: 1 Black, 2 White. A placed disc adds its digit times its power; a flip to
+    // White adds one power, a flip to Black subtracts one.
+    add_lanes(indices, placed);
+    if me == Color::White {
+        add_lanes(indices, placed);
+        add_lanes(indices, flip_powers);
+    } else {
+        sub_lanes(indices, flip_powers);
     }
 }
 
@@ -639,10 +675,11 @@ mod tests {
         }
     }
 
-    /// `hash_after` predicts, for every legal move of positions from random games, the hash
-    /// the move then makes, and leaves the board as it was.
+    /// `hash_after` and `pattern_indices_after` predict, for every legal move of positions
+    /// from random games, the hash and pattern indices the move then makes, and leave the
+    /// board as it was.
     #[test]
-    fn hash_after_predicts_the_hash_of_every_move() {
+    fn hash_and_indices_after_predict_every_move() {
         let mut rng = Rng::new(3);
         let mut checked = 0;
         for _ in 0..200 {
@@ -657,10 +694,13 @@ mod tests {
                     let flipped = board.flips(square);
                     let before = board.clone();
                     let predicted = board.hash_after(square, flipped);
+                    let indices = board.pattern_indices_after(square, flipped);
                     assert_eq!(board, before);
+                    assert_eq!(board.pattern_indices(), before.pattern_indices());
                     board.apply_flips(square, flipped);
                     assert_eq!(board.hash(), predicted);
                     assert_eq!(board.compute_hash(), predicted);
+                    assert_eq!(board.pattern_indices(), &indices);
                     board.undo();
                     checked += 1;
                 }

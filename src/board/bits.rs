@@ -159,6 +159,20 @@ pub fn flips(p: u64, o: u64, sq: usize) -> u64 {
     flipped
 }
 
+/// The final score, for the side owning `p`, of a finished game whose discs are `p` and
+/// `o`: the disc difference, with the empty squares going to the winner.
+#[inline]
+pub fn final_score(p: u64, o: u64) -> crate::score::Discs {
+    let mine = p.count_ones() as i32;
+    let theirs = o.count_ones() as i32;
+    let empties = 64 - mine - theirs;
+    crate::score::Discs(match mine.cmp(&theirs) {
+        std::cmp::Ordering::Greater => mine - theirs + empties,
+        std::cmp::Ordering::Less => mine - theirs - empties,
+        std::cmp::Ordering::Equal => 0,
+    })
+}
+
 /// Squares where the side owning `p` may play: empty squares that flip at least one disc.
 #[inline]
 pub fn mobility(p: u64, o: u64) -> u64 {

@@ -57,6 +57,17 @@ pub enum Evaluator {
     V1(SeedsEval),
 }
 
+impl Evaluator {
+    /// The pattern evaluation, if this is it.
+    #[inline]
+    pub fn patterns(&self) -> Option<&PatternEval> {
+        match self {
+            Evaluator::Patterns(eval) => Some(eval),
+            Evaluator::V1(_) => None,
+        }
+    }
+}
+
 impl Evaluation for Evaluator {
     #[inline]
     fn evaluate(&self, board: &Board) -> Score {

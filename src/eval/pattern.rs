@@ -333,17 +333,66 @@ impl PatternEval {
     /// [`PatternEval::raw`] given the side to move's legal squares `moves`.
     #[inline]
     pub fn raw_with_moves(&self, board: &Board, moves: u64) -> i32 {
+        self.raw_of(&LeafView::of(board, moves))
+    }
+
+    /// [`PatternEval::raw`] of a position given by its parts (see [`LeafView`]).
+    #[inline]
+    pub fn raw_of(&self, leaf: &LeafView) -> i32 {
         let layout = layout();
-        let stage = stage_of(board.empties(), self.stages);
-        let side = board.side_to_move().index();
-        let base = (stage * 2 + side) * layout.total;
+        let stage = stage_of(leaf.empties, self.stages);
+        let base = (stage * 2 + leaf.side.index()) * layout.total;
         let table = &self.tables[base..base + layout.total];
-        let indices = board.pattern_indices();
         let mut sum = self.bias[stage];
         for copy in 0..COPIES {
-            sum += i32::from(table[layout.copy_offsets[copy] + indices[copy] as usize]);
+            sum += i32::from(table[layout.copy_offsets[copy] + leaf.indices[copy] as usize]);
         }
-        sum + i32::from(table[mobility_entry_with(board, moves, layout.mobility_offset)])
+        let own = leaf.moves.count_ones() as usize;
+        let theirs = bits::mobility(leaf.opponent, leaf.player).count_ones() as usize;
+        let mobility = layout.mobility_offset
+            + own.min(MOBILITY_SIDE - 1) * MOBILITY_SIDE
+            + theirs.min(MOBILITY_SIDE - 1);
+        sum + i32::from(table[mobility])
+    }
+
+    /// [`Evaluation::evaluate_with_moves`] of a position given by its parts.
+    #[inline]
+    pub fn evaluate_leaf(&self, leaf: &LeafView) -> Score {
+        let limit = Score::MAX.0 - 1;
+        Score(self.raw_of(leaf).clamp(-limit, limit))
+    }
+}
+
+/// What the pattern evaluation reads of a position, for a position the search evaluates
+/// without playing into it on the board (a leaf one move from a board node).
+pub struct LeafView<'a> {
+    /// The pattern indices ([`Board::pattern_indices`], or
+    /// [`Board::pattern_indices_after`] a move).
+    pub indices: &'a [u16; crate::board::patterns::LANES],
+    /// Empty squares.
+    pub empties: u32,
+    /// The side to move.
+    pub side: Color,
+    /// The side to move's discs.
+    pub player: u64,
+    /// The other side's discs.
+    pub opponent: u64,
+    /// The side to move's legal squares.
+    pub moves: u64,
+}
+
+impl<'a> LeafView<'a> {
+    /// The parts of `board`, whose side to move has the legal squares `moves`.
+    #[inline]
+    pub fn of(board: &'a Board, moves: u64) -> LeafView<'a> {
+        LeafView {
+            indices: board.pattern_indices(),
+            empties: board.empties(),
+            side: board.side_to_move(),
+            player: board.player_discs(),
+            opponent: board.opponent_discs(),
+            moves,
+        }
     }
 }
 
@@ -356,8 +405,7 @@ impl Evaluation for PatternEval {
     #[inline]
     fn evaluate_with_moves(&self, board: &Board, moves: u64) -> Score {
         debug_assert_eq!(moves, board.legal_moves());
-        let limit = Score::MAX.0 - 1;
-        Score(self.raw_with_moves(board, moves).clamp(-limit, limit))
+        self.evaluate_leaf(&LeafView::of(board, moves))
     }
 }
 
@@ -470,6 +518,41 @@ mod tests {
                     .sum::<i32>();
             assert_eq!(eval.raw(&board), expected, "after {plies} plies");
         }
+    }
+
+    /// A leaf evaluated from its parts (the indices and bitboards after a move, the board
+    /// not played into) has the value of the same position played on the board.
+    #[test]
+    fn a_leaf_from_its_parts_has_the_value_of_the_played_position() {
+        let eval = PatternEval::new(&random_weights(19, 15));
+        let mut rng = Rng::new(23);
+        let mut checked = 0;
+        for plies in 0..58 {
+            let mut board = random_board(&mut rng, plies);
+            for square in bits::squares(board.legal_moves()) {
+                let flipped = board.flips(square);
+                let indices = board.pattern_indices_after(square, flipped);
+                let child = board.view().play(square.index(), flipped);
+                let leaf = LeafView {
+                    indices: &indices,
+                    empties: board.empties() - 1,
+                    side: board.side_to_move().opponent(),
+                    player: child.player,
+                    opponent: child.opponent,
+                    moves: child.mobility(),
+                };
+                let value = eval.evaluate_leaf(&leaf);
+                board.apply_flips(square, flipped);
+                assert_eq!(
+                    value,
+                    eval.evaluate(&board),
+                    "after {plies} plies, {square}"
+                );
+                board.undo();
+                checked += 1;
+            }
+        }
+        assert!(checked > 200, "{checked}");
     }
 
     #[test]

@@ -21,7 +21,8 @@ use super::split::{self, Task};
 use super::stop::StopCheck;
 use super::tt::Bound;
 use super::{MidgamePool, Search, SplitNode, MAX_PLY, POLL_INTERVAL, SPLIT_MIN_DEPTH};
-use crate::board::{Board, Move, Square};
+use crate::board::{bits, Board, Move, Square};
+use crate::eval::pattern::LeafView;
 use crate::eval::Evaluation;
 use crate::score::{Discs, Score, UNITS_PER_DISC};
 
@@ -326,6 +327,10 @@ impl Search {
                     .prefetch(board.hash_after(square, order.flips_on(board, i)));
             }
         }
+        // One ply above the leaves the children are evaluated without playing into them
+        // (`leaf_after`): the same values, nodes and stop checks as the recursion, without
+        // its make and undo.
+        let leaves_in_place = depth == 1 && self.bundle.evaluator().patterns().is_some();
         let moves = order.as_slice();
         for (i, &square) in moves.iter().enumerate() {
             if i > 0 && moves.len() - i >= 2 && depth >= SPLIT_MIN_DEPTH && self.may_split() {
@@ -350,18 +355,31 @@ impl Search {
                 break;
             }
             let flipped = order.flips_on(board, i);
-            board.apply_flips(square, flipped);
-            let value = if i == 0 {
-                -self.alphabeta(board, depth - 1, -beta, -alpha, ply + 1, stop)
-            } else {
-                let probe = -self.alphabeta(board, depth - 1, -alpha - 1, -alpha, ply + 1, stop);
-                if probe > alpha && probe < beta {
-                    -self.alphabeta(board, depth - 1, -beta, -probe, ply + 1, stop)
+            let value = if leaves_in_place {
+                let probe = -self.leaf_after(board, square, flipped, ply, stop);
+                if i > 0 && probe > alpha && probe < beta {
+                    // The null-window probe's re-search, as below (the same value, and the
+                    // same node count and stop checks).
+                    -self.leaf_after(board, square, flipped, ply, stop)
                 } else {
                     probe
                 }
+            } else {
+                board.apply_flips(square, flipped);
+                let value = if i == 0 {
+                    -self.alphabeta(board, depth - 1, -beta, -alpha, ply + 1, stop)
+                } else {
+                    let probe =
+                        -self.alphabeta(board, depth - 1, -alpha - 1, -alpha, ply + 1, stop);
+                    if probe > alpha && probe < beta {
+                        -self.alphabeta(board, depth - 1, -beta, -probe, ply + 1, stop)
+                    } else {
+                        probe
+                    }
+                };
+                board.undo();
+                value
             };
-            board.undo();
             if self.stopped {
                 return 0;
             }
@@ -382,6 +400,50 @@ impl Search {
             self.tt.store(hash, depth as u8, bound, best, best_square);
         }
         best
+    }
+
+    /// The value, for its side to move, of the leaf after the side to move of `board` plays
+    /// `square` flipping `flipped`, exactly as `alphabeta` at depth 0 on that position gives
+    /// it (its node counted, the stop polled, its empty line of play), from the pattern
+    /// evaluation's look-ups of the move's pattern indices and bitboards: the board is not
+    /// played into. `board` has at least 2 empties (the leaf is not the full board, which
+    /// the solver scores), and the search's evaluation is the pattern one.
+    #[inline]
+    fn leaf_after(
+        &mut self,
+        board: &Board,
+        square: Square,
+        flipped: u64,
+        ply: usize,
+        stop: &StopCheck,
+    ) -> i32 {
+        debug_assert!(board.empties() >= 2);
+        self.pv_len[ply + 1] = 0;
+        self.nodes += 1;
+        if self.poll(stop) {
+            return 0;
+        }
+        let child = board.view().play(square.index(), flipped);
+        let moves = child.mobility();
+        if moves == 0 && child.passed().mobility() == 0 {
+            // A game that ended with empty squares left is scored exactly, not estimated.
+            return Score::from_discs(bits::final_score(child.player, child.opponent)).0;
+        }
+        let eval = self
+            .bundle
+            .evaluator()
+            .patterns()
+            .expect("leaves are evaluated in place only by the pattern evaluation");
+        let indices = board.pattern_indices_after(square, flipped);
+        let leaf = LeafView {
+            indices: &indices,
+            empties: board.empties() - 1,
+            side: board.side_to_move().opponent(),
+            player: child.player,
+            opponent: child.opponent,
+            moves,
+        };
+        eval.evaluate_leaf(&leaf).0
     }
 
     /// Whether to share the rest of a node's moves: a parallel search, an idle thread to
