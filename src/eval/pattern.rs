@@ -382,6 +382,27 @@ pub struct LeafView<'a> {
 }
 
 impl<'a> LeafView<'a> {
+    /// The parts of the position after the side to move of `board` plays `square` flipping
+    /// `flipped`, whose pattern indices are `indices` ([`Board::pattern_indices_after`]);
+    /// `board` is not played into.
+    #[inline]
+    pub fn after_move(
+        board: &Board,
+        square: crate::board::Square,
+        flipped: u64,
+        indices: &'a [u16; crate::board::patterns::LANES],
+    ) -> LeafView<'a> {
+        let child = board.view().play(square.index(), flipped);
+        LeafView {
+            indices,
+            empties: board.empties() - 1,
+            side: board.side_to_move().opponent(),
+            player: child.player,
+            opponent: child.opponent,
+            moves: child.mobility(),
+        }
+    }
+
     /// The parts of `board`, whose side to move has the legal squares `moves`.
     #[inline]
     pub fn of(board: &'a Board, moves: u64) -> LeafView<'a> {
@@ -532,15 +553,7 @@ mod tests {
             for square in bits::squares(board.legal_moves()) {
                 let flipped = board.flips(square);
                 let indices = board.pattern_indices_after(square, flipped);
-                let child = board.view().play(square.index(), flipped);
-                let leaf = LeafView {
-                    indices: &indices,
-                    empties: board.empties() - 1,
-                    side: board.side_to_move().opponent(),
-                    player: child.player,
-                    opponent: child.opponent,
-                    moves: child.mobility(),
-                };
+                let leaf = LeafView::after_move(&board, square, flipped, &indices);
                 let value = eval.evaluate_leaf(&leaf);
                 board.apply_flips(square, flipped);
                 assert_eq!(

@@ -423,26 +423,17 @@ impl Search {
         if self.poll(stop) {
             return 0;
         }
-        let child = board.view().play(square.index(), flipped);
-        let moves = child.mobility();
-        if moves == 0 && child.passed().mobility() == 0 {
+        let indices = board.pattern_indices_after(square, flipped);
+        let leaf = LeafView::after_move(board, square, flipped, &indices);
+        if leaf.moves == 0 && bits::mobility(leaf.opponent, leaf.player) == 0 {
             // A game that ended with empty squares left is scored exactly, not estimated.
-            return Score::from_discs(bits::final_score(child.player, child.opponent)).0;
+            return Score::from_discs(bits::final_score(leaf.player, leaf.opponent)).0;
         }
         let eval = self
             .bundle
             .evaluator()
             .patterns()
             .expect("leaves are evaluated in place only by the pattern evaluation");
-        let indices = board.pattern_indices_after(square, flipped);
-        let leaf = LeafView {
-            indices: &indices,
-            empties: board.empties() - 1,
-            side: board.side_to_move().opponent(),
-            player: child.player,
-            opponent: child.opponent,
-            moves,
-        };
         eval.evaluate_leaf(&leaf).0
     }
 
