@@ -8,6 +8,11 @@
 //! [`crate::board::notation`]), a `;`, then optional `MOVE:score;` pairs (best first, scores in
 //! discs for the side to move). Blank lines and lines starting with `%` are comments, and a
 //! `%` after the data starts a trailing comment.
+//!
+//! Edax's problem files (`problem/*.obf` of Edax) list every legal move and end each line with
+//! `--:-127;`, a pass with Edax's "no score" value: that entry says there are no further
+//! moves and is skipped. A pass with a real score (`--:+4;`, also `PS` or `pass`) is the
+//! score of a position whose side to move must pass.
 
 use std::fmt;
 
@@ -44,6 +49,9 @@ impl ObfPosition {
     }
 }
 
+/// Edax's end-of-list entry: a pass scored with this value carries no score.
+const EDAX_NO_SCORE: i32 = -127;
+
 /// Parses one line; `Ok(None)` for a blank or comment line.
 pub fn parse_line(line: &str) -> Result<Option<ObfPosition>> {
     let line = line.trim();
@@ -70,6 +78,9 @@ pub fn parse_line(line: &str) -> Result<Option<ObfPosition>> {
             .trim()
             .parse()
             .map_err(|_| anyhow!("bad score in {field:?}"))?;
+        if mv == Move::Pass && score == EDAX_NO_SCORE {
+            continue;
+        }
         if !(-64..=64).contains(&score) {
             bail!("score {score} out of range in {field:?}");
         }
@@ -154,6 +165,76 @@ mod tests {
         }
         let err = parse_file(&format!("% header\n{FFO1}\nnonsense\n")).unwrap_err();
         assert!(format!("{err:#}").contains("line 3"));
+    }
+
+    #[test]
+    fn edax_problem_lines_parse_without_their_end_entry() {
+        // The first line of Edax's hard-25 set, as Edax writes it.
+        let line = "-XXXXX--O-XXOO--OOXXXO--OXOOOX--OXOOXXX-OOOXXX----OX-X-------X-- O; \
+                    G4:-4; E8:-6; D8:-6; G3:-8; E7:-10; H5:-10; G6:-10; G7:-16; B2:-16; \
+                    G8:-24; --:-127;";
+        let position = parse_line(line).unwrap().unwrap();
+        assert_eq!(position.board.empties(), 25);
+        assert_eq!(position.scores.len(), 10);
+        assert_eq!(position.board.legal_moves().count_ones(), 10);
+        assert_eq!(position.scores[9], ("g8".parse().unwrap(), Discs(-24)));
+        assert_eq!(position.best_moves(), ["g4".parse::<Move>().unwrap()]);
+        assert_eq!(position.best_score(), Some(Discs(-4)));
+        // -127 is only Edax's marker for a pass; on a square it is out of range.
+        assert!(parse_line(&line.replace("G8:-24", "G8:-127")).is_err());
+    }
+
+    #[test]
+    fn a_pass_position_takes_a_scored_pass() {
+        // White to move has no legal move here, Black has: White must pass.
+        let board = "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXOO- O";
+        let position = parse_line(&format!("{board}; --:-64; --:-127;"))
+            .unwrap()
+            .unwrap();
+        assert!(position.board.must_pass());
+        assert_eq!(position.scores, [(Move::Pass, Discs(-64))]);
+        assert_eq!(position.best_moves(), [Move::Pass]);
+        // A pass is not a legal move where a square is.
+        let err = parse_line(&format!("{FFO1} --:+2;")).unwrap_err();
+        assert!(err.to_string().contains("not a legal move"), "{err}");
+    }
+
+    #[test]
+    fn a_position_without_scores_has_no_best_move() {
+        let position = parse_line(&FFO1[..67]).unwrap().unwrap();
+        assert!(position.scores.is_empty());
+        assert_eq!(position.best_score(), None);
+        assert!(position.best_moves().is_empty());
+        let edax_style = parse_line(&format!("{} --:-127;", &FFO1[..67]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(edax_style, position);
+    }
+
+    #[test]
+    fn edax_problem_sets_parse_whole() {
+        // The shared data sit beside the repository; a fresh clone without them skips this.
+        for (name, count, empties) in [("hard-20.obf", 276, 20), ("hard-25.obf", 311, 25)] {
+            let path = format!(
+                "{}/../shared/data/edax-problems/{name}",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                eprintln!("skipped: {path} not found");
+                continue;
+            };
+            let positions = parse_file(&text).unwrap();
+            assert_eq!(positions.len(), count, "{name}");
+            for position in &positions {
+                assert_eq!(position.board.empties(), empties);
+                // Edax lists every legal move.
+                assert_eq!(
+                    position.scores.len() as u32,
+                    position.board.legal_moves().count_ones(),
+                    "{position}"
+                );
+            }
+        }
     }
 
     #[test]
