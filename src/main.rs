@@ -48,6 +48,10 @@ const SUBCOMMANDS: &[Subcommand] = &[
         run: tools::solve::run,
     },
     Subcommand {
+        spec: &tools::accuracy::SPEC,
+        run: tools::accuracy::run,
+    },
+    Subcommand {
         spec: &tools::bench::SPEC,
         run: tools::bench::run,
     },

@@ -1,5 +1,5 @@
 //! Command-line tools beside the engine: `book` (the opening book), `solve` (endgame test
-//! suites), `bench`, `match`
+//! suites), `accuracy` (fixed-depth searches against exact scores), `bench`, `match`
 //! (engine-versus-engine games), `train` (fitting the pattern evaluation), `datagen`
 //! (self-play games for training), `probcut` (measuring the selective search's
 //! statistics) and `decided` (where a match's games were decided).
@@ -10,6 +10,7 @@
 //! [`crate::outln!`], so that a closed stdout ends them quietly (see [`crate::cli::output`]);
 //! `--help` is answered by the binary, from the spec, before a tool runs.
 
+pub mod accuracy;
 pub mod bench;
 pub mod book;
 pub mod datagen;

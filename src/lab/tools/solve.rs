@@ -8,6 +8,11 @@
 //! status is non-zero when any answer is wrong. Positions of a file named `fforum-A-B.obf` are
 //! numbered from A, as the FFO suite numbers them.
 //!
+//! `--write-obf FILE` also solves every legal move of each position and writes the position
+//! with all its moves' exact scores, best first, as an OBF line (the form of Edax's problem
+//! files, which `tsuru accuracy` reads): how validation sets with known answers are made. The
+//! summary's time then includes these solves; the per-position figures do not.
+//!
 //! The table defaults to [`DEFAULT_HASH_MB`] (the engine's default is 64 MiB), which took
 //! 35 % fewer nodes than 64 MiB on FFO #49-#50 (docs/results.md).
 
@@ -41,6 +46,11 @@ pub const SPEC: ToolSpec = ToolSpec {
         ToolOption::new("--threads", "N", "search threads (default: every core)"),
         ToolOption::new("--first", "N", "skip the positions numbered below N"),
         ToolOption::new("--last", "N", "skip the positions numbered above N"),
+        ToolOption::new(
+            "--write-obf",
+            "FILE",
+            "also solve every move; write each position with all its moves' scores",
+        ),
     ],
     notes: "",
 };
@@ -54,6 +64,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut threads = crate::config::default_threads();
     let mut first = None;
     let mut last = None;
+    let mut write_obf = None;
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
         match arg {
@@ -64,6 +75,7 @@ pub fn run(args: &[String]) -> Result<()> {
             }
             Arg::Flag(flag @ "--first") => first = Some(args.whole_number(flag)? as usize),
             Arg::Flag(flag @ "--last") => last = Some(args.whole_number(flag)? as usize),
+            Arg::Flag(flag @ "--write-obf") => write_obf = Some(args.value(flag)?.to_string()),
             Arg::Positional(name) if file.is_none() => file = Some(name.to_string()),
             other => return Err(args.unexpected(other)),
         }
@@ -74,6 +86,10 @@ pub fn run(args: &[String]) -> Result<()> {
     let text = std::fs::read_to_string(&file).with_context(|| format!("reading {file}"))?;
     let positions = obf::parse_file(&text).with_context(|| format!("parsing {file}"))?;
     let offset = ffo_offset(&file);
+    if write_obf.is_some() && mode != SolveMode::Exact {
+        bail!("--write-obf needs exact scores; leave out --wld");
+    }
+    let mut rescored = String::new();
 
     let mut solver = EndgameSolver::new(hash_mb);
     solver.set_threads(threads);
@@ -117,6 +133,18 @@ pub fn run(args: &[String]) -> Result<()> {
         let seconds = clock.elapsed().as_secs_f64();
         let nodes = solver.nodes();
         total_nodes += nodes;
+        // Every move's score, after the timed solve (its nodes are not counted).
+        if write_obf.is_some() {
+            let scores = solver
+                .solve_all(&mut board, SolveMode::Exact, &stop)
+                .context("the solver was stopped")?;
+            let line = obf::ObfPosition {
+                board: position.board.clone(),
+                scores,
+                comment: position.comment.clone(),
+            };
+            rescored.push_str(&format!("{line}\n"));
+        }
         solved += 1;
 
         let expected = position.best_score();
@@ -169,6 +197,9 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     let seconds = started.elapsed().as_secs_f64();
     eprintln!();
+    if let Some(path) = &write_obf {
+        std::fs::write(path, &rescored).with_context(|| format!("writing {path}"))?;
+    }
     crate::outln!(
         "positions {solved}  wrong moves {wrong_moves}  wrong scores {wrong_scores}  nodes {total_nodes}  time {seconds:.3} s  {:.0} nodes/s",
         total_nodes as f64 / seconds.max(1e-9)
