@@ -22,6 +22,7 @@
 //! for where they come from and what happens without them).
 
 pub mod bundle;
+pub mod net;
 pub mod pattern;
 
 use anyhow::Result;

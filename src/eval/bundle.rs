@@ -26,11 +26,15 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use anyhow::{bail, ensure, Context, Result};
 
+use super::net::NetPart;
 use super::pattern::{PatternEval, WeightsId};
 use super::{Evaluation, SeedsEval, SHIPPED_WEIGHTS};
 use crate::board::Board;
 use crate::score::Score;
 use crate::search::probcut::{EndgameCuts, ProbCutTable, SHIPPED, SHIPPED_ENDGAME};
+
+/// Suffix of a network beside a weights file (see [`super::net`]).
+pub const NET_SUFFIX: &str = ".net";
 
 /// Suffix of the midgame statistics file beside a weights file.
 pub const PROBCUT_SUFFIX: &str = ".probcut";
@@ -158,7 +162,21 @@ impl EvalBundle {
     /// doc); error if the weights or an existing sidecar cannot be read, are damaged, or the
     /// sidecar belongs to other weights.
     pub fn from_file(path: &str) -> Result<EvalBundle> {
-        let (eval, id) = PatternEval::from_file(path)?;
+        let (mut eval, mut id) = PatternEval::from_file(path)?;
+        let net_path = format!("{path}{NET_SUFFIX}");
+        if std::path::Path::new(&net_path).exists() {
+            let bytes = std::fs::read(&net_path).with_context(|| format!("reading {net_path}"))?;
+            let part =
+                NetPart::from_bytes(&bytes).with_context(|| format!("loading {net_path}"))?;
+            eval = eval
+                .with_net(&part)
+                .with_context(|| format!("loading {net_path}"))?;
+            // The network changes every value, so statistics name both files together.
+            let net_id = NetPart::file_id(&bytes).expect("a network that loads has a checksum");
+            let mut both = id.0.to_le_bytes().to_vec();
+            both.extend_from_slice(&net_id.to_le_bytes());
+            id = WeightsId(crate::formats::weights::fnv1a(&both));
+        }
         let probcut = read_sidecar(path, PROBCUT_SUFFIX, ProbCutTable::parse)?;
         let endgame = read_sidecar(path, ENDGAME_SUFFIX, EndgameCuts::parse)?;
         let bundle = EvalBundle::new(eval, id, path, probcut, endgame)?;

@@ -22,6 +22,7 @@
 
 pub mod fit;
 pub mod games;
+pub mod net;
 pub mod positions;
 pub mod selfplay;
 
