@@ -337,7 +337,13 @@ mod tests {
         );
         assert_eq!(
             solve::SPEC.usage(),
-            "solve FILE.obf [--wld] [--hash MB] [--threads N] [--first N] [--last N]"
+            "solve FILE.obf [--wld] [--hash MB] [--threads N] [--first N] [--last N] \
+             [--write-obf FILE]"
+        );
+        assert_eq!(
+            accuracy::SPEC.usage(),
+            "accuracy FILE.obf --depth D [--threads N] [--hash MB] [--eval-file WEIGHTS] \
+             [--probcut T] [--first N] [--last N]"
         );
         assert_eq!(
             decided::SPEC.usage(),
