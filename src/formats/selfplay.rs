@@ -45,13 +45,35 @@ pub struct RunShard {
 impl RunShard {
     /// The indices of this shard's games, in increasing order.
     pub fn indices(&self) -> impl Iterator<Item = u64> {
+        let (start, end) = self.bounds();
+        (start..end).step_by(self.shard.count as usize)
+    }
+
+    /// How many games the shard has: the length of [`RunShard::indices`].
+    pub fn len(&self) -> u64 {
+        let (start, end) = self.bounds();
+        if start >= end {
+            0
+        } else {
+            (end - start - 1) / self.shard.count + 1
+        }
+    }
+
+    /// Whether the shard has no games (a run of fewer games than shards).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The shard's first index (its first game, if it has one) and the run's end.
+    fn bounds(&self) -> (u64, u64) {
         let Shard { index, count } = self.shard;
-        let end = self.first.saturating_add(self.games);
-        // The first index at or after `first` in the shard's residue class, then every N-th.
+        // The first index at or after `first` in the shard's residue class.
         let offset = (u128::from(index) + u128::from(count) - u128::from(self.first % count))
             % u128::from(count);
-        let start = self.first.saturating_add(offset as u64);
-        (start..end).step_by(count as usize)
+        (
+            self.first.saturating_add(offset as u64),
+            self.first.saturating_add(self.games),
+        )
     }
 }
 
@@ -345,19 +367,22 @@ pub(crate) mod tests {
         }
         // Shard K/N of a run holds the run's indices i with i % N == K.
         let indices = |shard: &str, first, games| -> Vec<u64> {
-            RunShard {
+            let run = RunShard {
                 shard: Shard::parse(shard).unwrap(),
                 first,
                 games,
-            }
-            .indices()
-            .collect()
+            };
+            let indices: Vec<u64> = run.indices().collect();
+            assert_eq!(run.len(), indices.len() as u64);
+            indices
         };
         assert_eq!(indices("1/3", 10, 8), [10, 13, 16]);
         assert_eq!(indices("0/3", 10, 8), [12, 15]);
         assert_eq!(indices("2/3", 10, 8), [11, 14, 17]);
         assert_eq!(indices("0/1", 4, 3), [4, 5, 6]);
         assert_eq!(indices("1/2", 0, 1), [] as [u64; 0]);
+        assert_eq!(indices("3/4", 5, 2), [] as [u64; 0]);
+        assert_eq!(indices("2/4", 5, 2), [6]);
         // An unfinished game, an illegal move, a missing field.
         for bad in ["0 0 0 0 f5d6", "0 0 0 0 a1", "0 0 0 f5d6"] {
             assert!(SelfPlayGame::parse_line(bad).is_err(), "{bad:?}");

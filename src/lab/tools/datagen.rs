@@ -108,8 +108,6 @@ struct Options {
 /// Runs the tool.
 pub fn run(args: &[String]) -> Result<()> {
     let options = parse_args(args)?;
-    // A shard plays a fixed list of indices; a whole run plays `--games` from its next index.
-    let plan: Option<Vec<u64>> = options.config.shard.map(|run| run.indices().collect());
     let mut next = options.first_index;
     let mut done = 0u64;
     if options.out.exists() {
@@ -139,13 +137,13 @@ pub fn run(args: &[String]) -> Result<()> {
             options.out.display(),
             config.header()
         );
-        if let Some(plan) = &plan {
+        if let Some(run) = options.config.shard {
             ensure!(
-                games.len() <= plan.len()
+                games.len() as u64 <= run.len()
                     && games
                         .iter()
-                        .zip(plan)
-                        .all(|(game, &index)| game.index == index),
+                        .zip(run.indices())
+                        .all(|(game, index)| game.index == index),
                 "{} does not hold the first games of its shard in order; start a new file",
                 options.out.display()
             );
@@ -166,13 +164,12 @@ pub fn run(args: &[String]) -> Result<()> {
     search.set_evaluation(options.eval.clone());
     let mut solver = EndgameSolver::new(options.hash_mb);
     solver.set_evaluation(options.eval);
-    let (total, todo): (u64, Vec<u64>) = match &plan {
-        Some(plan) => (plan.len() as u64, plan[done as usize..].to_vec()),
+    // A shard plays its fixed list of indices; a whole run plays `--games` from its next one.
+    let (total, todo): (u64, Box<dyn Iterator<Item = u64>>) = match options.config.shard {
+        Some(run) => (run.len(), Box::new(run.indices().skip(done as usize))),
         None => (
             options.games,
-            (next..)
-                .take(options.games.saturating_sub(done) as usize)
-                .collect(),
+            Box::new((next..).take(options.games.saturating_sub(done) as usize)),
         ),
     };
     let started = Instant::now();

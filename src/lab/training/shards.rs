@@ -77,19 +77,21 @@ pub fn merge_selfplay(inputs: &[(String, String)]) -> Result<String> {
                 first.header()
             ),
         }
-        let indices: Vec<u64> = games.iter().map(|game| game.index).collect();
-        let planned: Vec<u64> = part.indices().collect();
         ensure!(
-            planned.starts_with(&indices),
+            games.len() as u64 <= part.len()
+                && games
+                    .iter()
+                    .zip(part.indices())
+                    .all(|(game, index)| game.index == index),
             "{name} holds games that are not its shard's ({}) in order",
             part.shard
         );
         ensure!(
-            indices.len() == planned.len(),
+            games.len() as u64 == part.len(),
             "{name} holds {} of the {} games of shard {}: finish it first (run its tsuru \
              datagen command again)",
-            indices.len(),
-            planned.len(),
+            games.len(),
+            part.len(),
             part.shard
         );
         let lines = games.iter().map(|game| game.to_line()).collect();
