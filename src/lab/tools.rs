@@ -348,8 +348,14 @@ mod tests {
         assert_eq!(
             datagen::SPEC.usage(),
             "datagen --out FILE --games N [--seed S] [--depth D] [--solve-empties E] \
-             [--random MIN-MAX] [--first-index K] [--hash MB] [--eval-file WEIGHTS]"
+             [--random MIN-MAX] [--first-index K] [--shard K/N] [--hash MB] \
+             [--eval-file WEIGHTS]"
         );
+        assert_eq!(
+            label::SPEC.usage(),
+            "label --positions FILE --depth D --out FILE [--shard K/N] [--threads N]"
+        );
+        assert_eq!(merge::SPEC.usage(), "merge --out FILE SHARD...");
     }
 
     #[test]
