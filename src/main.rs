@@ -72,6 +72,14 @@ const SUBCOMMANDS: &[Subcommand] = &[
         run: tools::datagen::run,
     },
     Subcommand {
+        spec: &tools::label::SPEC,
+        run: tools::label::run,
+    },
+    Subcommand {
+        spec: &tools::merge::SPEC,
+        run: tools::merge::run,
+    },
+    Subcommand {
         spec: &tools::book::SPEC,
         run: tools::book::run,
     },

@@ -71,7 +71,7 @@ fn assert_ends_quietly(child: &mut Child, what: &str) {
 fn help_lists_every_subcommand() {
     let names = subcommands();
     for expected in [
-        "perft", "solve", "bench", "match", "train", "datagen", "book", "probcut",
+        "perft", "solve", "bench", "match", "train", "datagen", "label", "merge", "book", "probcut",
     ] {
         assert!(
             names.iter().any(|n| n == expected),

@@ -1,6 +1,8 @@
 //! `tsuru datagen` as a long run uses it: stopped and resumed, or split into shards, it writes
 //! exactly the games of one uninterrupted run; a file made with other settings or other
-//! weights is refused, and its header names the weights that played.
+//! weights is refused, and its header names the weights that played. `tsuru merge` joins the
+//! shards of a `--shard K/N` run into that run's file, and refuses shards of other runs or
+//! unfinished ones.
 
 mod common;
 
@@ -80,6 +82,141 @@ fn resumed_and_sharded_runs_equal_one_run() {
     assert_eq!(merged, whole_text);
 }
 
+fn merge(out: &PathBuf, shards: &[&PathBuf]) -> std::process::Output {
+    Command::new(TSURU)
+        .args(["merge", "--out"])
+        .arg(out)
+        .args(shards)
+        .output()
+        .unwrap()
+}
+
+fn succeeded(out: &std::process::Output) -> bool {
+    if !out.status.success() {
+        eprintln!("{}", String::from_utf8_lossy(&out.stderr));
+    }
+    out.status.success()
+}
+
+#[test]
+fn two_shards_merged_equal_one_unsharded_run() {
+    // Games 3 .. 9 (7 of them): shard 0/2 plays 4, 6, 8 and shard 1/2 plays 3, 5, 7, 9.
+    let run = ["--games", "7", "--first-index", "3"];
+    let whole = path("run-whole.txt");
+    assert!(succeeded(&datagen(&whole, &run)));
+    let whole_text = std::fs::read_to_string(&whole).unwrap();
+    assert_eq!(game_lines(&whole_text).len(), 7);
+
+    let shard = |k: &'static str| -> Vec<&'static str> { [&run[..], &["--shard", k]].concat() };
+    let first = path("run-shard-0.txt");
+    let second = path("run-shard-1.txt");
+    assert!(succeeded(&datagen(&first, &shard("0/2"))));
+    assert!(succeeded(&datagen(&second, &shard("1/2"))));
+    let first_text = std::fs::read_to_string(&first).unwrap();
+    let header = whole_text.lines().next().unwrap();
+    assert_eq!(
+        first_text.lines().next().unwrap(),
+        format!("{header} shard 0/2 first 3 games 7")
+    );
+    let indices = |text: &str| -> Vec<String> {
+        game_lines(text)
+            .iter()
+            .map(|l| l.split(' ').next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(indices(&first_text), ["4", "6", "8"]);
+    assert_eq!(
+        indices(&std::fs::read_to_string(&second).unwrap()),
+        ["3", "5", "7", "9"]
+    );
+
+    // A shard stopped in the middle of its third game is finished by the same command.
+    let second_text = std::fs::read_to_string(&second).unwrap();
+    let lines = game_lines(&second_text);
+    let cut = second_text.len() - lines[3].len() - 1 - lines[2].len() / 2 - 1;
+    std::fs::write(&second, &second_text[..cut]).unwrap();
+    assert!(succeeded(&datagen(&second, &shard("1/2"))));
+    assert_eq!(std::fs::read_to_string(&second).unwrap(), second_text);
+    // Run again when finished, it plays nothing more.
+    assert!(succeeded(&datagen(&second, &shard("1/2"))));
+    assert_eq!(std::fs::read_to_string(&second).unwrap(), second_text);
+
+    // Merged in either order: the unsharded run's file, byte for byte.
+    for order in [[&first, &second], [&second, &first]] {
+        let merged = path("run-merged.txt");
+        assert!(succeeded(&merge(&merged, &order)));
+        assert_eq!(std::fs::read_to_string(&merged).unwrap(), whole_text);
+    }
+}
+
+#[test]
+fn merges_refuse_incompatible_or_incomplete_shards() {
+    let shard = |name: &str, k: &str, extra: &[&str]| -> PathBuf {
+        let file = path(name);
+        let args = [&["--games", "4", "--shard", k][..], extra].concat();
+        assert!(succeeded(&datagen(&file, &args)));
+        file
+    };
+    let a = shard("bad-0.txt", "0/2", &[]);
+    let b = shard("bad-1.txt", "1/2", &[]);
+    let third = shard("bad-1-of-3.txt", "1/3", &[]);
+    let other_games = shard("bad-1-six.txt", "1/2", &["--games", "6"]);
+    let other_first = shard("bad-1-first.txt", "1/2", &["--first-index", "2"]);
+    let other_seed = path("bad-1-seed.txt");
+    let out = Command::new(TSURU)
+        .args(["datagen", "--out"])
+        .arg(&other_seed)
+        .args(["--depth", "2", "--solve-empties", "12", "--seed", "6"])
+        .args(["--games", "4", "--shard", "1/2"])
+        .output()
+        .unwrap();
+    assert!(succeeded(&out));
+    let whole = path("bad-whole.txt");
+    assert!(succeeded(&datagen(&whole, &["--games", "4"])));
+    // Shard 1/2 with its last game missing, and with its last game cut in half.
+    let b_text = std::fs::read_to_string(&b).unwrap();
+    let last = game_lines(&b_text)[1].len();
+    let short = path("bad-1-short.txt");
+    std::fs::write(&short, &b_text[..b_text.len() - last - 1]).unwrap();
+    let cut = path("bad-1-cut.txt");
+    std::fs::write(&cut, &b_text[..b_text.len() - last / 2]).unwrap();
+
+    let merged = path("bad-merged.txt");
+    for (shards, error) in [
+        (vec![&a], "shards missing: 1/2"),
+        (vec![&a, &a, &b], "are both shard 0/2"),
+        (vec![&a, &third], "not shards of one run"),
+        (vec![&a, &other_games], "not shards of one run"),
+        (vec![&a, &other_first], "not shards of one run"),
+        (vec![&a, &other_seed], "not shards of one run"),
+        (vec![&a, &short], "holds 1 of the 2 games of shard 1/2"),
+        (vec![&a, &cut], "unfinished shard"),
+        (vec![&a, &whole], "is not a shard"),
+        (vec![&a, &merged], "is one of the shards"),
+    ] {
+        let out = merge(&merged, &shards);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{shards:?}: {stderr}");
+        assert!(stderr.contains(error), "{shards:?}: {stderr}");
+        assert!(
+            !merged.exists(),
+            "{shards:?}: a refused merge wrote its output"
+        );
+    }
+    // The shards of one run merge; a shard is continued only as the same shard of the run.
+    assert!(succeeded(&merge(&merged, &[&b, &a])));
+    assert_eq!(
+        std::fs::read_to_string(&merged).unwrap(),
+        std::fs::read_to_string(&whole).unwrap()
+    );
+    let out = datagen(&a, &["--games", "4", "--shard", "1/2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("other settings"));
+    let out = datagen(&a, &["--games", "4"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("other settings"));
+}
+
 #[test]
 fn other_settings_and_bad_arguments_are_refused() {
     let file = path("settings.txt");
@@ -115,6 +252,10 @@ fn other_settings_and_bad_arguments_are_refused() {
         ],
         vec!["datagen", "--out", "/tmp/x", "--games", "2", "--depth", "0"],
         vec!["datagen", "--out", "/tmp/x", "--games", "two"],
+        vec![
+            "datagen", "--out", "/tmp/x", "--games", "2", "--shard", "2/2",
+        ],
+        vec!["datagen", "--out", "/tmp/x", "--games", "2", "--shard", "1"],
     ] {
         let out = Command::new(TSURU).args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");

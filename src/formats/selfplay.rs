@@ -11,7 +11,14 @@
 //!
 //! The header fixes the settings, and `weights` names the evaluation that played (the
 //! checksum of its weights file, [`crate::eval::pattern::Weights::file_id`]); v1 headers,
-//! written before that was recorded, lack it and still read. Each line holds the game's
+//! written before that was recorded, lack it and still read. A shard of a run (`tsuru datagen
+//! --shard K/N`) adds which part of which run it holds ([`RunShard`]):
+//!
+//! ```text
+//! # tsuru self-play v2 seed 1 depth 4 solve 18 random 8 30 weights 5f3a91c2 shard 1/2 first 0 games 6
+//! ```
+//!
+//! Merged, the shards of a run make the file of the whole run, whose header has no shard. Each line holds the game's
 //! index, how many moves (passes included) were random, the empties at the solve point,
 //! Black's exact result and the whole transcript (passes as `pa`). Lines may come in any
 //! index order (shards of a run concatenated); blank lines and `#` lines after the header
@@ -19,8 +26,56 @@
 
 use anyhow::{bail, ensure, Context, Result};
 
+use super::Shard;
 use crate::board::{notation, Board, Color, Move};
 use crate::score::Discs;
+
+/// The part of a run that a shard's file holds: of the run's games `first .. first + games`,
+/// those whose index `i` has `i % N == K` for shard `K/N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunShard {
+    /// Which part of the run.
+    pub shard: Shard,
+    /// The run's first game index.
+    pub first: u64,
+    /// How many games the whole run has.
+    pub games: u64,
+}
+
+impl RunShard {
+    /// The indices of this shard's games, in increasing order.
+    pub fn indices(&self) -> impl Iterator<Item = u64> {
+        let (start, end) = self.bounds();
+        (start..end).step_by(self.shard.count as usize)
+    }
+
+    /// How many games the shard has: the length of [`RunShard::indices`].
+    pub fn len(&self) -> u64 {
+        let (start, end) = self.bounds();
+        if start >= end {
+            0
+        } else {
+            (end - start - 1) / self.shard.count + 1
+        }
+    }
+
+    /// Whether the shard has no games (a run of fewer games than shards).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The shard's first index (its first game, if it has one) and the run's end.
+    fn bounds(&self) -> (u64, u64) {
+        let Shard { index, count } = self.shard;
+        // The first index at or after `first` in the shard's residue class.
+        let offset = (u128::from(index) + u128::from(count) - u128::from(self.first % count))
+            % u128::from(count);
+        (
+            self.first.saturating_add(offset as u64),
+            self.first.saturating_add(self.games),
+        )
+    }
+}
 
 /// How self-play games are made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,22 +92,41 @@ pub struct SelfPlayConfig {
     pub random_max: u32,
     /// The checksum of the weights the players used; `None` in a v1 file (not recorded).
     pub weights: Option<u32>,
+    /// The part of a run the file holds; `None` for a whole run (or a file of no set part,
+    /// made with `--first-index`).
+    pub shard: Option<RunShard>,
 }
 
 impl SelfPlayConfig {
-    /// The file header line for these settings (v2, or v1 without a weights checksum).
+    /// The file header line for these settings (v2, or v1 without a weights checksum; a
+    /// shard is written only with a checksum, as [`SelfPlayConfig::check`] requires).
     pub fn header(&self) -> String {
         let settings = format!(
             "seed {} depth {} solve {} random {} {}",
             self.seed, self.depth, self.solve_empties, self.random_min, self.random_max
         );
+        let shard = self.shard.map_or(String::new(), |run| {
+            format!(
+                " shard {} first {} games {}",
+                run.shard, run.first, run.games
+            )
+        });
         match self.weights {
-            Some(id) => format!("# tsuru self-play v2 {settings} weights {id:08x}"),
+            Some(id) => format!("# tsuru self-play v2 {settings} weights {id:08x}{shard}"),
             None => format!("# tsuru self-play v1 {settings}"),
         }
     }
 
-    /// Reads a header line written by [`SelfPlayConfig::header`], v1 or v2.
+    /// These settings without the shard: the header of the whole run a shard belongs to.
+    pub fn whole_run(&self) -> SelfPlayConfig {
+        SelfPlayConfig {
+            shard: None,
+            ..*self
+        }
+    }
+
+    /// Reads a header line written by [`SelfPlayConfig::header`], v1 or v2, with or
+    /// without a shard.
     pub fn parse_header(line: &str) -> Result<SelfPlayConfig> {
         let words: Vec<&str> = line.split_whitespace().collect();
         let shape = [
@@ -71,11 +145,14 @@ impl SelfPlayConfig {
         let version = words.get(3).copied().unwrap_or_default();
         let length = match version {
             "v1" => 13,
+            "v2" if words.len() == 21 => 21,
             "v2" => 15,
             _ => usize::MAX,
         };
         ensure!(
             words.len() == length
+                && (length != 21
+                    || (words[15] == "shard" && words[17] == "first" && words[19] == "games"))
                 && shape
                     .iter()
                     .zip(&words)
@@ -95,6 +172,14 @@ impl SelfPlayConfig {
             ),
             _ => None,
         };
+        let shard = match length {
+            21 => Some(RunShard {
+                shard: Shard::parse(words[16])?,
+                first: number(18)?,
+                games: number(20)?,
+            }),
+            _ => None,
+        };
         let config = SelfPlayConfig {
             seed: number(5)?,
             depth: number(7)? as u32,
@@ -102,6 +187,7 @@ impl SelfPlayConfig {
             random_min: number(11)? as u32,
             random_max: number(12)? as u32,
             weights,
+            shard,
         };
         config.check()?;
         Ok(config)
@@ -117,6 +203,10 @@ impl SelfPlayConfig {
         ensure!(
             self.random_min <= self.random_max && self.random_max <= 40,
             "random moves: MIN <= MAX <= 40"
+        );
+        ensure!(
+            self.shard.is_none() || self.weights.is_some(),
+            "a shard must record the weights that play it"
         );
         Ok(())
     }
@@ -214,6 +304,7 @@ pub(crate) mod tests {
             random_min: 8,
             random_max: 20,
             weights: Some(0x5f3a_91c2),
+            shard: None,
         }
     }
 
@@ -240,6 +331,25 @@ pub(crate) mod tests {
             }
         );
         assert_eq!(SelfPlayConfig::parse_header(&v1.header()).unwrap(), v1);
+        // A shard's header names its part of the run; without it, the run's header.
+        let sharded = SelfPlayConfig {
+            shard: Some(RunShard {
+                shard: Shard::parse("1/3").unwrap(),
+                first: 10,
+                games: 8,
+            }),
+            ..config()
+        };
+        assert_eq!(
+            sharded.header(),
+            "# tsuru self-play v2 seed 7 depth 2 solve 12 random 8 20 weights 5f3a91c2 \
+             shard 1/3 first 10 games 8"
+        );
+        assert_eq!(
+            SelfPlayConfig::parse_header(&sharded.header()).unwrap(),
+            sharded
+        );
+        assert_eq!(sharded.whole_run(), config());
         for bad in [
             "# tsuru self-play v2 seed 7 depth 2 solve 12 random 8 20",
             "# tsuru self-play v1 seed 7 depth 2 solve 12 random 8 20 weights 5f3a91c2",
@@ -248,10 +358,31 @@ pub(crate) mod tests {
             "# tsuru self-play v3 seed 7 depth 2 solve 12 random 8 20 weights 5f3a91c2",
             "# tsuru self-play v1 seed 7 depth 2 solve 12 random 20 8",
             "# tsuru self-play v1 seed x depth 2 solve 12 random 8 20",
+            "# tsuru self-play v2 seed 7 depth 2 solve 12 random 8 20 weights 5f3a91c2 shard 3/3 first 0 games 6",
+            "# tsuru self-play v2 seed 7 depth 2 solve 12 random 8 20 weights 5f3a91c2 shard 1/3 first 0 game 6",
+            "# tsuru self-play v2 seed 7 depth 2 solve 12 random 8 20 weights 5f3a91c2 shard 1/3 first 0",
             "",
         ] {
             assert!(SelfPlayConfig::parse_header(bad).is_err(), "{bad:?}");
         }
+        // Shard K/N of a run holds the run's indices i with i % N == K.
+        let indices = |shard: &str, first, games| -> Vec<u64> {
+            let run = RunShard {
+                shard: Shard::parse(shard).unwrap(),
+                first,
+                games,
+            };
+            let indices: Vec<u64> = run.indices().collect();
+            assert_eq!(run.len(), indices.len() as u64);
+            indices
+        };
+        assert_eq!(indices("1/3", 10, 8), [10, 13, 16]);
+        assert_eq!(indices("0/3", 10, 8), [12, 15]);
+        assert_eq!(indices("2/3", 10, 8), [11, 14, 17]);
+        assert_eq!(indices("0/1", 4, 3), [4, 5, 6]);
+        assert_eq!(indices("1/2", 0, 1), [] as [u64; 0]);
+        assert_eq!(indices("3/4", 5, 2), [] as [u64; 0]);
+        assert_eq!(indices("2/4", 5, 2), [6]);
         // An unfinished game, an illegal move, a missing field.
         for bad in ["0 0 0 0 f5d6", "0 0 0 0 a1", "0 0 0 f5d6"] {
             assert!(SelfPlayGame::parse_line(bad).is_err(), "{bad:?}");

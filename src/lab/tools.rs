@@ -1,8 +1,9 @@
 //! Command-line tools beside the engine: `book` (the opening book), `solve` (endgame test
 //! suites), `accuracy` (fixed-depth searches against exact scores), `bench`, `match`
 //! (engine-versus-engine games), `train` (fitting the pattern evaluation), `datagen`
-//! (self-play games for training), `probcut` (measuring the selective search's
-//! statistics) and `decided` (where a match's games were decided).
+//! (self-play games for training), `label` (the search values of training positions), `merge`
+//! (joining the shards of a `datagen` run or a `label` job), `probcut` (measuring the
+//! selective search's statistics) and `decided` (where a match's games were decided).
 //!
 //! Each tool describes its command line once, as a [`ToolSpec`] (its `SPEC`): a table of
 //! options from which its usage line, its `--help` text and the flags its parser accepts
@@ -15,7 +16,9 @@ pub mod bench;
 pub mod book;
 pub mod datagen;
 pub mod decided;
+pub mod label;
 pub mod match_cli;
+pub mod merge;
 pub mod probcut;
 pub mod solve;
 pub mod train;
@@ -352,8 +355,14 @@ mod tests {
         assert_eq!(
             datagen::SPEC.usage(),
             "datagen --out FILE --games N [--seed S] [--depth D] [--solve-empties E] \
-             [--random MIN-MAX] [--first-index K] [--hash MB] [--eval-file WEIGHTS]"
+             [--random MIN-MAX] [--first-index K] [--shard K/N] [--hash MB] \
+             [--eval-file WEIGHTS]"
         );
+        assert_eq!(
+            label::SPEC.usage(),
+            "label --positions FILE --depth D --out FILE [--shard K/N] [--threads N]"
+        );
+        assert_eq!(merge::SPEC.usage(), "merge --out FILE SHARD...");
     }
 
     #[test]

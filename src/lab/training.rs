@@ -25,11 +25,13 @@ pub mod games;
 pub mod net;
 pub mod positions;
 pub mod selfplay;
+pub mod shards;
 
 use std::sync::atomic::AtomicBool;
 
 use crate::board::{Board, Color};
 use crate::eval::pattern::{features, stage_of, FEATURES};
+use crate::eval::EvalBundle;
 pub use crate::formats::positions::{LabelKind, Labelled};
 use crate::lab::parallel::map_chunks;
 use crate::score::Discs;
@@ -198,6 +200,19 @@ pub fn search_values(
         out
     })
     .concat()
+}
+
+/// The description of the [`search_values`] of `count` training positions at `depth` plies,
+/// as their cache records it (`tsuru train --search-cache`, `tsuru label`): the positions'
+/// own description, the depth, the checksum of the weights that search (the shipped ones, so
+/// values made by another build's weights are not taken for this one's) and the count.
+pub fn search_values_description(positions: &str, depth: u32, count: usize) -> String {
+    let weights = EvalBundle::shipped()
+        .weights_id()
+        .map_or("v1".to_string(), |id| id.to_string());
+    format!(
+        "{positions} | search depth {depth} with weights {weights} | {count} training positions"
+    )
 }
 
 /// Blends search values into the labels: every label that is not exact becomes

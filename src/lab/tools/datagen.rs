@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! tsuru datagen --out selfplay.txt --games 20000 [--seed 1] [--depth 4] [--solve-empties 18]
-//!     [--random 8-30] [--first-index K] [--hash MB] [--eval-file WEIGHTS]
+//!     [--random 8-30] [--first-index K] [--shard K/N] [--hash MB] [--eval-file WEIGHTS]
 //! ```
 //!
 //! The players use the shipped evaluation bundle, or `--eval-file`'s (the weights with the
@@ -15,6 +15,14 @@
 //! restarted with the same command. `--first-index K` starts a new file at game K, so that
 //! shards with disjoint index ranges can be generated apart and concatenated (after the
 //! first shard's header, dropping the others') into one file.
+//!
+//! `--shard K/N` plays, of the run's games `first-index .. first-index + games`, those whose
+//! index `i` has `i % N == K`, and records the shard and the run in the header
+//! ([`crate::formats::selfplay::RunShard`]); `tsuru merge` joins the N shard files into the
+//! file the whole run writes. Games are dealt out in turn rather than in ranges so that every
+//! shard has the same share of the run, and a run stopped early on every machine at once still
+//! merges into nearly a prefix of it. A game depends on the seed and its index alone, so any
+//! shard can run on any machine, be stopped, and be continued there or elsewhere.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -24,6 +32,8 @@ use anyhow::{ensure, Context, Result};
 
 use super::{whole_number, Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::eval::EvalBundle;
+use crate::formats::selfplay::RunShard;
+use crate::formats::Shard;
 use crate::lab::training::selfplay::{play_game, read_file, SelfPlayConfig};
 use crate::search::endgame::EndgameSolver;
 use crate::search::Search;
@@ -64,6 +74,12 @@ pub const SPEC: ToolSpec = ToolSpec {
             "--first-index",
             "K",
             "number a new file's games from K (shards of one run)",
+        ),
+        ToolOption::new(
+            "--shard",
+            "K/N",
+            "play only the run's games i with i % N == K (tsuru merge joins\n\
+             the N shards into the run's file)",
         ),
         ToolOption::new(
             "--hash",
@@ -121,6 +137,17 @@ pub fn run(args: &[String]) -> Result<()> {
             options.out.display(),
             config.header()
         );
+        if let Some(run) = options.config.shard {
+            ensure!(
+                games.len() as u64 <= run.len()
+                    && games
+                        .iter()
+                        .zip(run.indices())
+                        .all(|(game, index)| game.index == index),
+                "{} does not hold the first games of its shard in order; start a new file",
+                options.out.display()
+            );
+        }
         if let Some(last) = games.last() {
             next = last.index + 1;
         }
@@ -137,20 +164,26 @@ pub fn run(args: &[String]) -> Result<()> {
     search.set_evaluation(options.eval.clone());
     let mut solver = EndgameSolver::new(options.hash_mb);
     solver.set_evaluation(options.eval);
+    // A shard plays its fixed list of indices; a whole run plays `--games` from its next one.
+    let (total, todo): (u64, Box<dyn Iterator<Item = u64>>) = match options.config.shard {
+        Some(run) => (run.len(), Box::new(run.indices().skip(done as usize))),
+        None => (
+            options.games,
+            Box::new((next..).take(options.games.saturating_sub(done) as usize)),
+        ),
+    };
     let started = Instant::now();
     let mut played = 0u64;
-    while done < options.games {
-        let game = play_game(&options.config, next, &mut search, &mut solver)?;
+    for index in todo {
+        let game = play_game(&options.config, index, &mut search, &mut solver)?;
         writeln!(file, "{}", game.to_line())
             .and_then(|_| file.flush())
             .with_context(|| format!("writing {}", options.out.display()))?;
-        next += 1;
         done += 1;
         played += 1;
         let rate = played as f64 / started.elapsed().as_secs_f64();
         eprint!(
-            "\r{done}/{} games in {}, {rate:.2} games/s   ",
-            options.games,
+            "\r{done}/{total} games in {}, {rate:.2} games/s   ",
             options.out.display()
         );
     }
@@ -162,6 +195,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
     let mut out = None;
     let mut games = None;
     let mut first_index = 0;
+    let mut shard = None;
     let mut hash_mb = 16;
     let mut eval_file = None;
     let mut config = SelfPlayConfig {
@@ -171,6 +205,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         random_min: 8,
         random_max: 30,
         weights: None,
+        shard: None,
     };
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
@@ -192,21 +227,28 @@ fn parse_args(args: &[String]) -> Result<Options> {
                 config.random_max = whole_number(flag, high)? as u32;
             }
             "--first-index" => first_index = args.whole_number(flag)?,
+            "--shard" => shard = Some(Shard::parse(args.value(flag)?)?),
             "--hash" => hash_mb = args.whole_number(flag)?.clamp(1, 4096) as usize,
             "--eval-file" => eval_file = Some(args.value(flag)?.to_string()),
             _ => return Err(args.unexpected(arg)),
         }
     }
-    config.check()?;
+    let games =
+        games.with_context(|| format!("--games is required (usage: tsuru {})", SPEC.usage()))?;
     let eval = match &eval_file {
         Some(path) => EvalBundle::from_file(path)?,
         None => EvalBundle::shipped(),
     };
     config.weights = eval.weights_id().map(|id| id.0);
+    config.shard = shard.map(|shard| RunShard {
+        shard,
+        first: first_index,
+        games,
+    });
+    config.check()?;
     Ok(Options {
         out: out.with_context(|| format!("--out is required (usage: tsuru {})", SPEC.usage()))?,
-        games: games
-            .with_context(|| format!("--games is required (usage: tsuru {})", SPEC.usage()))?,
+        games,
         first_index,
         hash_mb,
         config,

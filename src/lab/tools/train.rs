@@ -28,8 +28,8 @@ use crate::lab::training::net::{fit_net, initial, mae as net_mae, NetConfig, Sta
 use crate::lab::training::positions::{fingerprint, PositionSet};
 use crate::lab::training::selfplay::read_file;
 use crate::lab::training::{
-    blend_search_labels, label_game, relabel_results_by_solved, search_values, stage_samples,
-    Labelled,
+    blend_search_labels, label_game, relabel_results_by_solved, search_values,
+    search_values_description, stage_samples, Labelled,
 };
 use crate::score::Discs;
 use crate::search::endgame::{EndgameSolver, SolveMode};
@@ -77,6 +77,11 @@ pub const SPEC: ToolSpec = ToolSpec {
              else built and written there",
         ),
         ToolOption::new(
+            "--positions-only",
+            "",
+            "stop once the --positions file is built (for tsuru label)",
+        ),
+        ToolOption::new(
             "--window",
             "W",
             "a stage also trains on positions up to W plies beyond it (default 0)",
@@ -101,8 +106,9 @@ pub const SPEC: ToolSpec = ToolSpec {
         ToolOption::new(
             "--search-cache",
             "FILE",
-            "the search values: read if made for these positions and depth,\n\
-             else searched and written there",
+            "the search values: read if made for these positions, depth and\n\
+             weights, else searched and written there (`tsuru label` makes\n\
+             the same file in shards)",
         ),
         ToolOption::new(
             "--validation",
@@ -138,7 +144,7 @@ pub const SPEC: ToolSpec = ToolSpec {
         ToolOption::new("--net-rate", "R", "the network's Adam step (default 0.001)"),
     ],
     notes: "--make-validation uses only --wthor and --holdout-every; --search-weight and\n\
-            --search-cache go with --search-labels.",
+            --search-cache go with --search-labels; --positions-only with --positions.",
 };
 
 struct Options {
@@ -150,6 +156,7 @@ struct Options {
     holdout_every: usize,
     solve_empties: u32,
     positions: Option<PathBuf>,
+    positions_only: bool,
     window: u32,
     solved_labels: bool,
     search_depth: u32,
@@ -179,6 +186,9 @@ pub fn run(args: &[String]) -> Result<()> {
     );
 
     let mut set = labelled_positions(&options, &train_games, &held_out)?;
+    if options.positions_only {
+        return Ok(());
+    }
     if options.solved_labels {
         relabel_results_by_solved(&mut set.train);
     }
@@ -490,19 +500,15 @@ fn label_games(games: &[Game], options: &Options, solve_empties: u32) -> Vec<Lab
 /// otherwise searched on the configured threads and, with `--search-cache`, written there
 /// (the file: [`crate::formats::search_cache`]).
 fn searched_values(options: &Options, set: &PositionSet) -> Result<Vec<i8>> {
-    let description = format!(
-        "{} | search depth {} | {} training positions",
-        set.description,
-        options.search_depth,
-        set.train.len()
-    );
+    let description =
+        search_values_description(&set.description, options.search_depth, set.train.len());
     if let Some(path) = options.search_cache.as_deref().filter(|p| p.exists()) {
         let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
         let values =
             search_cache::values_for(&bytes, &description, set.train.len()).with_context(|| {
                 format!(
-                    "{} holds search values of other positions or depth; delete it or name \
-                     another file",
+                    "{} holds search values of other positions, depth or weights, or is \
+                     unfinished; delete it or name another file (or finish its tsuru label run)",
                     path.display()
                 )
             })?;
@@ -680,6 +686,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         holdout_every: 20,
         solve_empties: 0,
         positions: None,
+        positions_only: false,
         window: 0,
         solved_labels: false,
         search_depth: 0,
@@ -720,6 +727,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--holdout-every" => options.holdout_every = number(args.value(flag)?)? as usize,
             "--solve-empties" => options.solve_empties = number(args.value(flag)?)? as u32,
             "--positions" => options.positions = Some(PathBuf::from(args.value(flag)?)),
+            "--positions-only" => options.positions_only = true,
             "--window" => options.window = number(args.value(flag)?)? as u32,
             "--labels" => {
                 options.solved_labels = match args.value(flag)? {
@@ -743,6 +751,10 @@ fn parse_args(args: &[String]) -> Result<Options> {
         }
     }
     ensure!((1..=60).contains(&options.stages), "--stages must be 1..60");
+    ensure!(
+        !options.positions_only || options.positions.is_some(),
+        "--positions-only needs --positions FILE"
+    );
     ensure!(
         (0.0..=1.0).contains(&options.search_weight),
         "--search-weight must be 0..1"
