@@ -434,6 +434,46 @@ fn bad_input_changes_nothing() {
     assert_eq!(engine.wait_exit(Duration::from_secs(10)), Some(0));
 }
 
+/// The answer of `go` at depth 1 on one thread after `lines`, sent after `set game` of the
+/// game after `moves`.
+fn go_after(moves: &str, lines: &[String]) -> (String, Engine) {
+    let mut engine = Engine::start(&["--threads", "1"]);
+    engine.send("nboard 2");
+    engine.send(&format!("set game {}", game(moves)));
+    engine.send("set depth 1");
+    ping(&mut engine, 1);
+    for (i, line) in lines.iter().enumerate() {
+        engine.send(line);
+        ping(&mut engine, 100 + i as u32);
+    }
+    engine.send("go");
+    let answer = engine.read_until(TIMEOUT, |l| l.starts_with("==="));
+    (answer.last().unwrap().clone(), engine)
+}
+
+/// A square is two characters: `move C30` is not `move C3` (it was, the rest being ignored,
+/// and the engine's game then left the GUI's). Every legal move of the position, with a
+/// digit, a letter or a second square after it, is refused and changes nothing.
+#[test]
+fn malformed_squares_are_refused_and_change_nothing() {
+    let moves = "B[F5]W[D6]";
+    let board = board_after(moves);
+    let mut bad = Vec::new();
+    for square in tsuru::board::bits::squares(board.legal_moves()) {
+        for tail in ["0", "3", "x"] {
+            bad.push(format!("move {square}{tail}"));
+        }
+        bad.push(format!("move {square}{square}//1.5"));
+        bad.push(format!("move {}x/0.5/1", square.lower()));
+    }
+    bad.extend(["move A10", "move D33", "move F5x"].map(String::from));
+    let (clean, _) = go_after(moves, &[]);
+    let (after_bad, engine) = go_after(moves, &bad);
+    assert_eq!(after_bad, clean, "the malformed moves changed the game");
+    // Each refusal is logged on stderr (with RUST_LOG unset, quietly: nothing on stdout).
+    check_transcript(&engine);
+}
+
 #[test]
 fn end_of_input_ends_the_engine() {
     let mut engine = Engine::start(&[]);

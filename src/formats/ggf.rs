@@ -49,10 +49,11 @@ impl GgfMove {
     }
 }
 
-/// Parses a move token `<move>[/<eval>[/<time>]]` leniently, as NBoard sends it in `move` and
-/// in GGF: the move is a square (any case; letters or digits after its two characters are
-/// ignored) or a pass (`PA`, `pass`, any prefix of `PASS`, `--`). A blank or unparsable eval
-/// or time becomes `None`. Only an unreadable move is an error.
+/// Parses a move token `<move>[/<eval>[/<time>]]` as NBoard sends it in `move` and in GGF:
+/// the move is exactly a square (two characters, any case) or a pass (`PA`, `pass`, any
+/// prefix of `PASS`, `--`); anything else (`A10`, `D33`, `F5x`) is an error, so that a
+/// malformed square is never read as another square. A blank or unparsable eval or time
+/// becomes `None`.
 pub fn parse_move_token(text: &str) -> Result<GgfMove> {
     let mut parts = text.trim().split('/');
     let move_text = parts.next().unwrap_or("").trim();
@@ -67,11 +68,8 @@ fn parse_lenient_move(text: &str) -> Result<Move> {
     if lower == "--" || (!lower.is_empty() && "pass".starts_with(&lower)) {
         return Ok(Move::Pass);
     }
-    let bytes = lower.as_bytes();
-    if bytes.len() >= 2 && bytes[2..].iter().all(|b| b.is_ascii_alphanumeric()) {
-        if let Ok(square) = lower[..2].parse::<Square>() {
-            return Ok(Move::Play(square));
-        }
+    if let Ok(square) = lower.parse::<Square>() {
+        return Ok(Move::Play(square));
     }
     bail!("not a move: {:?}", text.escape_debug().to_string())
 }
@@ -574,7 +572,7 @@ mod tests {
     }
 
     #[test]
-    fn move_tokens_are_lenient() {
+    fn move_tokens_are_lenient_in_their_fields_and_strict_in_their_square() {
         let t = parse_move_token("D6/-0.40/0.52").unwrap();
         assert_eq!(
             (t.mv.to_string(), t.eval, t.seconds),
@@ -587,8 +585,11 @@ mod tests {
         assert_eq!(parse_move_token("PA//2.1").unwrap().mv, Move::Pass);
         assert_eq!(parse_move_token("pass").unwrap().mv, Move::Pass);
         assert_eq!(parse_move_token("P").unwrap().mv, Move::Pass);
-        assert_eq!(parse_move_token("F5x/junk/junk").unwrap().eval, None);
-        for bad in ["", "Z9", "f", "f9", "/1/2", "f5-d6"] {
+        assert_eq!(parse_move_token("F5/junk/junk").unwrap().eval, None);
+        // A square is two characters: nothing after it is ignored (A10 is not A1).
+        for bad in [
+            "", "Z9", "f", "f9", "/1/2", "f5-d6", "A10", "D33", "F5x", "f5x/1/2", "a1a",
+        ] {
             assert!(parse_move_token(bad).is_err(), "{bad:?}");
         }
     }
