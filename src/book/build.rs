@@ -59,13 +59,6 @@ pub struct Expansion {
     depth: u8,
 }
 
-impl Expansion {
-    /// Whether the expansion adds a position.
-    pub fn adds_position(&self) -> bool {
-        self.child.is_some()
-    }
-}
-
 impl Book {
     /// Up to `limit` leaves within `window` discs of the roots' best values, cheapest first
     /// (then shallowest), no two in the same position nor leading to the same one, and none

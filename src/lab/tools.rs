@@ -168,8 +168,8 @@ impl<'a> Arg<'a> {
 
 /// A tool's command line, read one word at a time: the one shape of every tool's parser
 /// (and `perft`'s). A tool made [`ToolArgs::from_spec`] loops over [`ToolArgs::next_option`],
-/// which refuses a flag its table lacks; one made [`ToolArgs::new`] from a bare usage line
-/// loops over [`ToolArgs::next_arg`]. Either matches each [`Arg`] by name, takes a flag's
+/// which refuses a flag its table lacks ([`ToolArgs::next_arg`] reads words without the
+/// table's check; the unit tests also make parsers from a bare usage line). Either matches each [`Arg`] by name, takes a flag's
 /// value with [`ToolArgs::value`] (or [`ToolArgs::whole_number`]) and refuses anything else
 /// with [`ToolArgs::unexpected`], so that a missing value and an unknown flag read the same
 /// in every tool.
@@ -182,7 +182,8 @@ pub struct ToolArgs<'a> {
 
 impl<'a> ToolArgs<'a> {
     /// The arguments after the tool's name, and the tool's usage line (for error messages
-    /// and did-you-mean suggestions).
+    /// and did-you-mean suggestions). Only the unit tests read arguments without a table.
+    #[cfg(test)]
     pub fn new(args: &'a [String], usage: &'a str) -> ToolArgs<'a> {
         ToolArgs {
             args,
