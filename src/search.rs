@@ -668,14 +668,26 @@ impl Search {
             }]
         } else {
             let all = self.solver.solve_all(board, mode, stop)?;
-            all.into_iter()
-                .take(multi_pv)
-                .map(|(mv, score)| PvLine {
+            let mut lines = Vec::with_capacity(multi_pv);
+            for (mv, score) in all.into_iter().take(multi_pv) {
+                // Each line's continuation is a solve of the position after its move, quick
+                // on the table `solve_all` has just filled; a stop leaves the move alone.
+                let mut pv = vec![mv];
+                if board.play(mv).is_ok() {
+                    if !board.is_game_over() {
+                        if let Some(rest) = self.solver.solve(board, mode, stop) {
+                            pv.extend(rest.pv);
+                        }
+                    }
+                    board.undo();
+                }
+                lines.push(PvLine {
                     mv,
                     score: Score::from_discs(score),
-                    pv: vec![mv],
-                })
-                .collect()
+                    pv,
+                });
+            }
+            lines
         };
         Some(SearchInfo {
             depth,

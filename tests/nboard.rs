@@ -200,6 +200,42 @@ fn an_endgame_hint_reports_probable_depths_then_the_exact_one() {
     check_transcript(&engine);
 }
 
+/// A hint of several lines that solves gives each line's whole principal variation (it gave
+/// the move alone), and each variation is legal play to the end that scores the line's value.
+#[test]
+fn solved_hint_lines_carry_whole_principal_variations() {
+    // FFO #1: Black to move, 14 empties; G8 +18, H1 +12, then A2 and H7 +6.
+    let text = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO--";
+    let root = notation::parse_board(&format!("{text} X")).unwrap();
+    let ggf = format!(
+        "(;GM[Othello]PC[NBoard]PB[alice]PW[bob]RE[?]TI[5:00]TY[8]BO[8 {} *];)",
+        text.replace('X', "*")
+    );
+    let mut engine = Engine::start(&["--threads", "1"]);
+    engine.send("nboard 2");
+    engine.send(&format!("set game {ggf}"));
+    engine.send("set depth 12");
+    ping(&mut engine, 1);
+    engine.send("hint 3");
+    let lines = engine.read_until(TIMEOUT, |l| l == "status");
+    let iterations = hint_iterations(&lines);
+    let (depth, solved) = iterations.last().unwrap();
+    assert_eq!(depth, "100%", "{lines:#?}");
+    assert_eq!(solved.len(), 3, "{lines:#?}");
+    for (pv, eval) in solved {
+        let mut board = root.clone();
+        for mv in pv.split('-') {
+            let mv: Move = mv.parse().unwrap();
+            assert!(board.is_legal(mv), "{mv} in {pv}");
+            board.play(mv).unwrap();
+        }
+        assert!(board.is_game_over(), "{pv} stops before the end");
+        let score = board.final_score(Color::Black).0;
+        assert_eq!(f64::from(score), eval.parse::<f64>().unwrap(), "{pv}");
+    }
+    check_transcript(&engine);
+}
+
 #[test]
 fn analyze_a_finished_game() {
     let mut engine = Engine::start(&[]);
