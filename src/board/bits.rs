@@ -159,6 +159,87 @@ pub fn flips(p: u64, o: u64, sq: usize) -> u64 {
     flipped
 }
 
+/// `LINES[sq]`: the four lines through `sq` (row, column, a1-h8 diagonal, h1-a8 diagonal)
+/// as masks, `sq` included, and `sq`'s position among each mask's squares counted from the
+/// lowest bit (what [`last_flips`] extracts and looks up).
+const LINES: [([u64; 4], [u8; 4]); 64] = {
+    let mut out = [([0u64; 4], [0u8; 4]); 64];
+    // Each line runs in an increasing direction of DIRECTIONS (0, 2, 4, 6), backed by the
+    // decreasing one after it.
+    let mut sq = 0;
+    while sq < 64 {
+        let mut line = 0;
+        while line < 4 {
+            let backward = RAYS[2 * line + 1][sq];
+            out[sq].0[line] = RAYS[2 * line][sq] | backward | (1 << sq);
+            out[sq].1[line] = backward.count_ones() as u8;
+            line += 1;
+        }
+        sq += 1;
+    }
+    out
+};
+
+/// `LAST_FLIPS[pos][own]`: on a full line whose squares (lowest bit first) hold `own`'s
+/// discs where its bits are set and the opponent's elsewhere, how many discs a disc on the
+/// empty square at `pos` flips along the line. Bits past the line's end are clear, and a
+/// run of opponent discs flips only when an own disc closes it, so shorter lines need no
+/// table of their own.
+const LAST_FLIPS: [[u8; 256]; 8] = {
+    let mut out = [[0u8; 256]; 8];
+    let mut pos = 0;
+    while pos < 8 {
+        let mut own = 0;
+        while own < 256 {
+            let mut count = 0;
+            // Towards higher positions, then towards lower ones.
+            let mut i = pos + 1;
+            while i < 8 && own & (1 << i) == 0 {
+                i += 1;
+            }
+            if i < 8 {
+                count += i - pos - 1;
+            }
+            let mut i = pos as i32 - 1;
+            while i >= 0 && own & (1 << i) == 0 {
+                i -= 1;
+            }
+            if i >= 0 {
+                count += pos - i as usize - 1;
+            }
+            out[pos][own] = count as u8;
+            own += 1;
+        }
+        pos += 1;
+    }
+    out
+};
+
+/// How many discs the side owning `p` flips by playing `sq` when `sq` is the only empty
+/// square (every other square not in `p` is the opponent's): [`flips`]' count without
+/// computing the discs, for scoring the last move of a game. Zero when the move is illegal.
+#[inline]
+pub fn last_flips(p: u64, sq: usize) -> u32 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        let (masks, positions) = &LINES[sq];
+        let mut count = 0;
+        for line in 0..4 {
+            // SAFETY: the build enables BMI2 (checked by the cfg above), which is all that
+            // `_pext_u64` requires.
+            let own = unsafe { std::arch::x86_64::_pext_u64(p, masks[line]) };
+            count += LAST_FLIPS[positions[line] as usize][own as usize] as u32;
+        }
+        count
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        // Without a fast bit extraction the general flip computation is the cheaper way.
+        let _ = (&LINES, &LAST_FLIPS);
+        flips(p, !p & !(1 << sq), sq).count_ones()
+    }
+}
+
 /// The final score, for the side owning `p`, of a finished game whose discs are `p` and
 /// `o`: the disc difference, with the empty squares going to the winner.
 #[inline]
@@ -431,6 +512,36 @@ mod tests {
         for (sq, neighbours) in NEIGHBOURS.iter().enumerate() {
             assert_eq!(neighbours & (1 << sq), 0);
         }
+    }
+
+    #[test]
+    fn last_flips_counts_the_flips_of_the_last_move() {
+        let mut rng = crate::rng::Rng::new(17);
+        let mut flipping = 0;
+        for _ in 0..20_000 {
+            let sq = rng.below(64) as usize;
+            // A full board but `sq`, owned at random; sparse and dense owners both occur.
+            let p = match rng.below(3) {
+                0 => rng.next_u64() & rng.next_u64(),
+                1 => rng.next_u64(),
+                _ => rng.next_u64() | rng.next_u64(),
+            } & !(1 << sq);
+            let o = !p & !(1 << sq);
+            let expected = flips(p, o, sq).count_ones();
+            assert_eq!(last_flips(p, sq), expected, "p {p:#x} sq {sq}");
+            assert_eq!(last_flips(o, sq), flips(o, p, sq).count_ones());
+            flipping += u32::from(expected > 0);
+        }
+        assert!(
+            flipping > 10_000,
+            "most random last moves flip ({flipping})"
+        );
+        // h8 empty, Black on a1 alone, White everywhere else: Black flips the six discs of
+        // the diagonal b2-g7 (the row and the column have no Black disc to close them), and
+        // White flips nothing.
+        let white = !1u64 & !(1 << 63);
+        assert_eq!(last_flips(1, 63), 6);
+        assert_eq!(last_flips(white, 63), 0);
     }
 
     #[test]

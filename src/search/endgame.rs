@@ -19,8 +19,11 @@
 //!   ([`bits::stable`]) when that bound can reach alpha.
 //! * **Leaf nodes** keep a short list of the empty squares, ordered by parity: squares in
 //!   quadrants with an odd number of empties first (the last move of a region is worth
-//!   having). The last empty square is scored by counting the flips of its move without
-//!   making it.
+//!   having). The last four empties have searches of their own (`solve_4` .. `solve_1`),
+//!   which take the empty squares as arguments instead of a list: 4 and 3 re-order them by
+//!   parity, 2 tries both squares, and the last empty square is scored by counting the
+//!   flips of its move without making it ([`bits::last_flips`]: on a full board a line's
+//!   flips depend only on the mover's discs, looked up per line).
 //!
 //! The view nodes search the same nodes in about two thirds of the time, and their cheaper
 //! hash pays for the table from 8 empties (measured in docs/results.md).
@@ -87,6 +90,10 @@ const PARITY_KEY: i32 = 8;
 
 /// `Square` index meaning "no square" in the view search's move hints.
 const NO_SQUARE: u8 = 64;
+
+/// Below any value: what the last-empties searches' move loops return when the side to move
+/// has no legal move.
+const NO_MOVE: i32 = -65;
 
 /// Nodes with at least this many empties use the transposition table.
 const TT_MIN_EMPTIES: u32 = 8;
@@ -1262,7 +1269,7 @@ impl EndgameSolver {
     }
 
     /// Negamax on the bitboard view with the `n` empty squares packed in `list`, one a byte,
-    /// in search order from the low byte.
+    /// in search order from the low byte. Four or fewer go to the dedicated searches.
     fn leaf(
         &mut self,
         view: BitView,
@@ -1272,8 +1279,15 @@ impl EndgameSolver {
         n: usize,
         passed: bool,
     ) -> i32 {
-        if n == 1 {
-            return self.last_square(view, list as usize & 0xff);
+        if n <= 4 {
+            let sq = |i: usize| (list >> (8 * i)) as usize & 0xff;
+            return match n {
+                4 => self.solve_4(view, alpha, beta, [sq(0), sq(1), sq(2), sq(3)]),
+                3 => self.solve_3(view, alpha, beta, [sq(0), sq(1), sq(2)]),
+                2 => self.solve_2(view, alpha, beta, sq(0), sq(1)),
+                1 => self.solve_1(view, sq(0)),
+                _ => final_diff(view, 0),
+            };
         }
         self.nodes += 1;
         let mut best = -65;
@@ -1312,33 +1326,209 @@ impl EndgameSolver {
         -self.leaf(view.passed(), -beta, -alpha, list, n, true)
     }
 
-    /// The value of the position with one empty square `sq`, by counting flips.
-    #[inline]
-    fn last_square(&mut self, view: BitView, sq: usize) -> i32 {
-        let BitView {
-            player: p,
-            opponent: o,
-        } = view;
+    /// The exact value of `view`, whose only empty squares are the four of `squares`,
+    /// fail-soft within `(alpha, beta)`. The squares are tried in quadrant-parity order
+    /// (those alone in their quadrant, or one of three, first), the given order breaking ties.
+    fn solve_4(&mut self, view: BitView, alpha: i32, beta: i32, squares: [usize; 4]) -> i32 {
         self.nodes += 1;
-        let diff = p.count_ones() as i32 - o.count_ones() as i32;
-        // A side can only flip on `sq` if a neighbour holds the other side's disc.
-        let mine = if bits::NEIGHBOURS[sq] & o != 0 {
-            bits::flips(p, o, sq).count_ones() as i32
-        } else {
-            0
-        };
+        let squares = parity_order_4(view.empty(), squares);
+        let best = self.moves_4(view, alpha, beta, squares);
+        if best > NO_MOVE {
+            return best;
+        }
+        let best = self.moves_4(view.passed(), -beta, -alpha, squares);
+        if best > NO_MOVE {
+            return -best;
+        }
+        final_diff(view, 4)
+    }
+
+    /// The best of the side to move's moves among the four `squares` (in order, each
+    /// followed by [`EndgameSolver::solve_3`]), fail-soft; [`NO_MOVE`] when it has none.
+    #[inline(always)]
+    fn moves_4(&mut self, view: BitView, mut alpha: i32, beta: i32, s: [usize; 4]) -> i32 {
+        let mut best = NO_MOVE;
+        for (i, &sq) in s.iter().enumerate() {
+            if bits::NEIGHBOURS[sq] & view.opponent == 0 {
+                continue;
+            }
+            let flipped = view.flips(sq);
+            if flipped == 0 {
+                continue;
+            }
+            let rest = match i {
+                0 => [s[1], s[2], s[3]],
+                1 => [s[0], s[2], s[3]],
+                2 => [s[0], s[1], s[3]],
+                _ => [s[0], s[1], s[2]],
+            };
+            let value = -self.solve_3(view.play(sq, flipped), -beta, -alpha, rest);
+            if value > best {
+                best = value;
+                if value > alpha {
+                    alpha = value;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// The exact value of `view`, whose only empty squares are the three of `squares`,
+    /// fail-soft within `(alpha, beta)`. A square alone in its quadrant while the other two
+    /// share one is tried first; otherwise the given order stands.
+    fn solve_3(&mut self, view: BitView, alpha: i32, beta: i32, squares: [usize; 3]) -> i32 {
+        self.nodes += 1;
+        let squares = parity_order_3(squares);
+        let best = self.moves_3(view, alpha, beta, squares);
+        if best > NO_MOVE {
+            return best;
+        }
+        let best = self.moves_3(view.passed(), -beta, -alpha, squares);
+        if best > NO_MOVE {
+            return -best;
+        }
+        final_diff(view, 3)
+    }
+
+    /// The best of the side to move's moves among the three `squares` (in order, each
+    /// followed by [`EndgameSolver::solve_2`]), fail-soft; [`NO_MOVE`] when it has none.
+    #[inline(always)]
+    fn moves_3(&mut self, view: BitView, mut alpha: i32, beta: i32, s: [usize; 3]) -> i32 {
+        let mut best = NO_MOVE;
+        for (i, &sq) in s.iter().enumerate() {
+            if bits::NEIGHBOURS[sq] & view.opponent == 0 {
+                continue;
+            }
+            let flipped = view.flips(sq);
+            if flipped == 0 {
+                continue;
+            }
+            let (a, b) = match i {
+                0 => (s[1], s[2]),
+                1 => (s[0], s[2]),
+                _ => (s[0], s[1]),
+            };
+            let value = -self.solve_2(view.play(sq, flipped), -beta, -alpha, a, b);
+            if value > best {
+                best = value;
+                if value > alpha {
+                    alpha = value;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// The exact value of `view`, whose only empty squares are `a` and `b`, fail-soft
+    /// within `(alpha, beta)`: each move is scored by [`EndgameSolver::solve_1`] on the other
+    /// square.
+    fn solve_2(&mut self, view: BitView, alpha: i32, beta: i32, a: usize, b: usize) -> i32 {
+        self.nodes += 1;
+        let best = self.moves_2(view, beta, a, b);
+        if best > NO_MOVE {
+            return best;
+        }
+        let best = self.moves_2(view.passed(), -alpha, a, b);
+        if best > NO_MOVE {
+            return -best;
+        }
+        final_diff(view, 2)
+    }
+
+    /// The best of the side to move's moves on `a` and `b`, fail-soft below `beta` (`b` is
+    /// not tried once `a` reaches it); [`NO_MOVE`] when it has none.
+    #[inline(always)]
+    fn moves_2(&mut self, view: BitView, beta: i32, a: usize, b: usize) -> i32 {
+        let mut best = NO_MOVE;
+        if bits::NEIGHBOURS[a] & view.opponent != 0 {
+            let flipped = view.flips(a);
+            if flipped != 0 {
+                best = -self.solve_1(view.play(a, flipped), b);
+                if best >= beta {
+                    return best;
+                }
+            }
+        }
+        if bits::NEIGHBOURS[b] & view.opponent != 0 {
+            let flipped = view.flips(b);
+            if flipped != 0 {
+                best = best.max(-self.solve_1(view.play(b, flipped), a));
+            }
+        }
+        best
+    }
+
+    /// The exact value of `view`, whose only empty square is `sq`: the flips of the move
+    /// there are counted ([`bits::last_flips`]), not played.
+    #[inline]
+    fn solve_1(&mut self, view: BitView, sq: usize) -> i32 {
+        self.nodes += 1;
+        let p = view.player;
+        // 63 squares are full: the disc difference follows from the side to move's count.
+        let diff = 2 * p.count_ones() as i32 - 63;
+        let mine = bits::last_flips(p, sq) as i32;
         if mine > 0 {
             return diff + 1 + 2 * mine;
         }
-        let theirs = if bits::NEIGHBOURS[sq] & p != 0 {
-            bits::flips(o, p, sq).count_ones() as i32
-        } else {
-            0
-        };
+        let theirs = bits::last_flips(view.opponent, sq) as i32;
         if theirs > 0 {
             return diff - 1 - 2 * theirs;
         }
         final_diff(view, 1)
+    }
+}
+
+/// Quadrant index (into [`QUADRANTS`]) of each square.
+const QUADRANT_OF: [u8; 64] = {
+    let mut out = [0u8; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        out[sq] = ((sq / 32) * 2 + (sq % 8) / 4) as u8;
+        sq += 1;
+    }
+    out
+};
+
+/// `squares` (the four empty squares of `empty`) with those in a quadrant holding an odd
+/// number of empties first, each group in its given order.
+#[inline]
+fn parity_order_4(empty: u64, squares: [usize; 4]) -> [usize; 4] {
+    let odd = |sq: usize| (empty & QUADRANTS[QUADRANT_OF[sq] as usize]).count_ones() & 1 == 1;
+    let mut out = squares;
+    let mut n = 0;
+    for sq in squares {
+        if odd(sq) {
+            out[n] = sq;
+            n += 1;
+        }
+    }
+    for sq in squares {
+        if !odd(sq) {
+            out[n] = sq;
+            n += 1;
+        }
+    }
+    out
+}
+
+/// The three empty `squares` with the one alone in its quadrant first when the other two
+/// share a quadrant; otherwise (all apart, or all together) unchanged.
+#[inline]
+fn parity_order_3(squares: [usize; 3]) -> [usize; 3] {
+    let [a, b, c] = squares;
+    let (qa, qb, qc) = (QUADRANT_OF[a], QUADRANT_OF[b], QUADRANT_OF[c]);
+    if qa == qb && qb != qc {
+        [c, a, b]
+    } else if qa == qc && qb != qa {
+        [b, a, c]
+    } else {
+        squares
     }
 }
 
@@ -1433,4 +1623,192 @@ fn clip(score: i32, mode: SolveMode) -> Discs {
         SolveMode::Exact => score,
         SolveMode::WinLossDraw => score.signum(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// Plain minimax of the final disc difference for the side to move of `view`: no window,
+    /// no ordering, the game's own scoring ([`bits::final_score`]).
+    fn minimax(view: BitView) -> i32 {
+        let moves = view.mobility();
+        if moves == 0 {
+            if view.passed().mobility() == 0 {
+                return bits::final_score(view.player, view.opponent).0;
+            }
+            return -minimax(view.passed());
+        }
+        bits::squares(moves)
+            .map(|sq| -minimax(view.play(sq.index(), view.flips(sq.index()))))
+            .max()
+            .expect("a legal move")
+    }
+
+    /// A position with exactly `empties` empty squares from a random game, `None` when the
+    /// game ended before. One in four is made lopsided: all but one to three of the
+    /// opponent's discs (next to an empty square where there are such) become the side to
+    /// move's, so that wipe-outs are common.
+    fn random_view(rng: &mut Rng, empties: u32) -> Option<BitView> {
+        let mut view = BitView {
+            player: (1 << 28) | (1 << 35),
+            opponent: (1 << 27) | (1 << 36),
+        };
+        while view.empties() > empties {
+            let moves = view.mobility();
+            if moves == 0 {
+                if view.passed().mobility() == 0 {
+                    return None;
+                }
+                view = view.passed();
+            } else {
+                let sq = rng.pick(moves).index();
+                view = view.play(sq, view.flips(sq));
+            }
+        }
+        if rng.below(4) == 0 {
+            // Kept next to an empty square, where a move can take them.
+            let near =
+                bits::squares(view.empty()).fold(0, |acc, sq| acc | bits::NEIGHBOURS[sq.index()]);
+            let candidates = if view.opponent & near != 0 {
+                view.opponent & near
+            } else {
+                view.opponent
+            };
+            let mut keep = 0;
+            for _ in 0..1 + rng.below(3) {
+                keep |= rng.pick(candidates).bit();
+            }
+            view = BitView {
+                player: view.player | (view.opponent & !keep),
+                opponent: keep,
+            };
+        }
+        Some(view)
+    }
+
+    /// A window for `value`'s search: the full one, a null window or a random one, placed
+    /// below, around or above it.
+    fn random_window(rng: &mut Rng, value: i32) -> (i32, i32) {
+        match rng.below(4) {
+            0 => (-64, 64),
+            1 => {
+                let alpha = value - 4 + rng.below(8) as i32;
+                (alpha, alpha + 1)
+            }
+            _ => {
+                let alpha = -65 + rng.below(130) as i32;
+                let beta = alpha + 1 + rng.below(20) as i32;
+                (alpha, beta.min(65))
+            }
+        }
+    }
+
+    /// Asserts the fail-soft contract: exact inside the window, a bound of the right side
+    /// outside it.
+    fn assert_fail_soft(value: i32, exact: i32, (alpha, beta): (i32, i32), what: &str) {
+        if value <= alpha {
+            assert!(
+                exact <= value,
+                "{what}: {value} <= alpha {alpha}, exact {exact}"
+            );
+        } else if value >= beta {
+            assert!(
+                exact >= value,
+                "{what}: {value} >= beta {beta}, exact {exact}"
+            );
+        } else {
+            assert_eq!(value, exact, "{what}: window ({alpha}, {beta})");
+        }
+    }
+
+    /// The empty squares of `view` in a random order.
+    fn shuffled_empties(rng: &mut Rng, view: BitView) -> Vec<usize> {
+        let mut squares: Vec<usize> = bits::squares(view.empty()).map(|s| s.index()).collect();
+        for i in (1..squares.len()).rev() {
+            squares.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        squares
+    }
+
+    /// Each search of the last empties (the dedicated ones for 1-4, the list search at 5,
+    /// the view node at 6) against minimax on random positions with passes, finished games
+    /// and wipe-outs among them.
+    #[test]
+    fn last_empties_searches_equal_minimax() {
+        let mut rng = Rng::new(38);
+        let mut solver = EndgameSolver::new(1);
+        let flag = AtomicBool::new(false);
+        let stop = StopCheck::new(&flag);
+        for empties in 1..=6u32 {
+            let (mut tested, mut passes, mut finished, mut wipe_outs) = (0, 0, 0, 0);
+            while tested < 5000 {
+                let Some(view) = random_view(&mut rng, empties) else {
+                    continue;
+                };
+                tested += 1;
+                let exact = minimax(view);
+                let moves = view.mobility();
+                passes += usize::from(moves == 0 && view.passed().mobility() != 0);
+                finished += usize::from(moves == 0 && view.passed().mobility() == 0);
+                wipe_outs += usize::from(
+                    bits::squares(moves)
+                        .any(|sq| view.play(sq.index(), view.flips(sq.index())).player == 0),
+                );
+                for _ in 0..3 {
+                    let window = random_window(&mut rng, exact);
+                    let (alpha, beta) = window;
+                    let s = shuffled_empties(&mut rng, view);
+                    let value = match empties {
+                        1 => solver.solve_1(view, s[0]),
+                        2 => solver.solve_2(view, alpha, beta, s[0], s[1]),
+                        3 => solver.solve_3(view, alpha, beta, [s[0], s[1], s[2]]),
+                        4 => solver.solve_4(view, alpha, beta, [s[0], s[1], s[2], s[3]]),
+                        5 => solver.leaf_entry(view, alpha, beta),
+                        _ => solver.view_node(view, alpha, beta, &stop),
+                    };
+                    assert_fail_soft(value, exact, window, &format!("{empties} empties {view:?}"));
+                }
+            }
+            assert!(passes > 50, "{empties} empties: {passes} passes");
+            assert!(
+                finished > 20,
+                "{empties} empties: {finished} finished games"
+            );
+            assert!(wipe_outs > 200, "{empties} empties: {wipe_outs} wipe-outs");
+        }
+    }
+
+    #[test]
+    fn parity_order_puts_odd_quadrants_first() {
+        // a1 alone in its quadrant, b1 and h1 apart, g8 and h8 together (squares 0, 1, 7,
+        // 62, 63): with the four of a1, b1, g8, h8 empty, a1 and b1 share the first quadrant
+        // (even), g8 and h8 the last (even); the order stands.
+        let empty = (1 << 0) | (1 << 1) | (1 << 62) | (1 << 63);
+        assert_eq!(parity_order_4(empty, [0, 62, 1, 63]), [0, 62, 1, 63]);
+        // a1, b1, c1 in one quadrant (odd) and h8 alone (odd): all odd, order stands.
+        let empty = 0b111 | (1 << 63);
+        assert_eq!(parity_order_4(empty, [63, 0, 1, 2]), [63, 0, 1, 2]);
+        // a1, b1 (even) and h1, h8 (one each, odd): the odd ones come first, in order.
+        let empty = 0b11 | (1 << 7) | (1 << 63);
+        assert_eq!(parity_order_4(empty, [0, 63, 1, 7]), [63, 7, 0, 1]);
+        // Three squares: the one apart from a pair first; all apart or together, unchanged.
+        assert_eq!(parity_order_3([0, 1, 63]), [63, 0, 1]);
+        assert_eq!(parity_order_3([0, 63, 1]), [63, 0, 1]);
+        assert_eq!(parity_order_3([63, 0, 1]), [63, 0, 1]);
+        assert_eq!(parity_order_3([0, 7, 63]), [0, 7, 63]);
+        assert_eq!(parity_order_3([0, 1, 2]), [0, 1, 2]);
+    }
+
+    #[test]
+    fn quadrant_of_matches_the_quadrant_masks() {
+        for sq in 0..64 {
+            assert_ne!(
+                QUADRANTS[QUADRANT_OF[sq] as usize] & (1 << sq),
+                0,
+                "square {sq}"
+            );
+        }
+    }
 }
