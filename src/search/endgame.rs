@@ -14,7 +14,7 @@
 //!   ([`BitView`]: the side to move's discs, the opponent's), hashed by [`BitView::hash`],
 //!   with no make/undo: fastest-first order (fewest
 //!   opponent replies, corners first among equals, a quadrant with an even number of empties
-//!   breaking ties), the table from `TT_MIN_EMPTIES` (8), an enhanced transposition cutoff from
+//!   breaking ties), the table from `TT_MIN_EMPTIES` (9), an enhanced transposition cutoff from
 //!   `ETC_MIN_EMPTIES` (10). Both kinds of node cut on the opponent's stable discs
 //!   ([`bits::stable`]) when that bound can reach alpha.
 //! * **Leaf nodes** keep a short list of the empty squares, ordered by parity: squares in
@@ -26,7 +26,8 @@
 //!   flips depend only on the mover's discs, looked up per line).
 //!
 //! The view nodes search the same nodes in about two thirds of the time, and their cheaper
-//! hash pays for the table from 8 empties (measured in docs/results.md).
+//! hash pays for the table from 9 empties (9 measured faster than 8 and 10 once the last
+//! empties had their own searches; docs/results.md).
 //!
 //! Every search is a principal-variation search: the first move with the full window, the
 //! others with a null window, re-searched when they fail high.
@@ -96,7 +97,7 @@ const NO_SQUARE: u8 = 64;
 const NO_MOVE: i32 = -65;
 
 /// Nodes with at least this many empties use the transposition table.
-const TT_MIN_EMPTIES: u32 = 8;
+const TT_MIN_EMPTIES: u32 = 9;
 
 /// Nodes with at least this many empties try an enhanced transposition cutoff.
 const ETC_MIN_EMPTIES: u32 = 10;
