@@ -144,24 +144,29 @@ mod tests {
     use crate::rng::Rng;
 
     /// The list search from 5 empties (and from fewer, where it hands over at once) against
-    /// minimax, fail-soft in random windows.
+    /// minimax, fail-soft in random windows: 2000 random positions per count, with passes,
+    /// finished games and wipe-outs among them.
     #[test]
     fn leaf_search_equals_minimax() {
         let mut rng = Rng::new(39);
         let mut solver = EndgameSolver::new(1);
         for empties in 0..=LEAF_EMPTIES {
-            let mut tested = 0;
+            let (mut tested, mut kinds) = (0, Kinds::default());
             while tested < 2000 {
                 let Some(view) = random_view(&mut rng, empties) else {
                     continue;
                 };
                 tested += 1;
                 let exact = minimax(view);
+                kinds.count(view);
                 for _ in 0..3 {
                     let window = random_window(&mut rng, exact);
                     let value = solver.leaf_entry(view, window.0, window.1);
                     assert_fail_soft(value, exact, window, &format!("{view:?}"));
                 }
+            }
+            if empties > 0 {
+                kinds.assert_at_least(20, 5, &format!("{empties} empties"));
             }
         }
     }

@@ -106,3 +106,42 @@ pub(super) fn shuffled_empties(rng: &mut Rng, view: BitView) -> Vec<usize> {
     }
     squares
 }
+
+/// How many of the tested positions were of each hard kind: the side to move must pass, the
+/// game is over, or a move wipes the opponent out.
+#[derive(Default)]
+pub(super) struct Kinds {
+    passes: usize,
+    finished: usize,
+    wipe_outs: usize,
+}
+
+impl Kinds {
+    /// Counts `view` in the kinds it belongs to.
+    pub(super) fn count(&mut self, view: BitView) {
+        let moves = view.mobility();
+        let other = view.passed().mobility();
+        self.passes += usize::from(moves == 0 && other != 0);
+        self.finished += usize::from(moves == 0 && other == 0);
+        self.wipe_outs += usize::from(
+            bits::squares(moves)
+                .any(|sq| view.play(sq.index(), view.flips(sq.index())).player == 0),
+        );
+    }
+
+    /// Asserts that passes and wipe-outs were met at least `min` times each and finished
+    /// games `min_finished` times (`what` names the test set).
+    pub(super) fn assert_at_least(&self, min: usize, min_finished: usize, what: &str) {
+        assert!(self.passes >= min, "{what}: {} passes", self.passes);
+        assert!(
+            self.wipe_outs >= min,
+            "{what}: {} wipe-outs",
+            self.wipe_outs
+        );
+        assert!(
+            self.finished >= min_finished,
+            "{what}: {} finished games",
+            self.finished
+        );
+    }
+}
