@@ -1,0 +1,191 @@
+//! The solver's shallow searches without a table: the evaluation search that ProbCut
+//! predicts from, and the list search of the last [`LEAF_EMPTIES`] empties, which hands the
+//! last four to the searches of [`super::last`].
+
+use super::*;
+
+impl EndgameSolver {
+    /// The value of `board` (side to move) searched `depth` plies with the bundle's
+    /// evaluation and no selectivity: the shallow search whose value predicts the exact one in
+    /// endgame ProbCut. The board is restored before returning.
+    pub fn shallow_value(&mut self, board: &mut Board, depth: u32) -> Score {
+        Score(self.eval_search(board, depth, -INFINITE_UNITS, INFINITE_UNITS))
+    }
+
+    /// Negamax value of `board` to `depth` plies with the bundle's evaluation, fail-soft
+    /// within `(alpha, beta)`, in score units; a finished game scores its final disc
+    /// difference and a pass uses no depth (as in the midgame search).
+    pub(super) fn eval_search(
+        &mut self,
+        board: &mut Board,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        self.nodes += 1;
+        let moves = board.legal_moves();
+        if moves == 0 && !board.opponent_has_legal_move() {
+            return Score::from_discs(board.final_score(board.side_to_move())).0;
+        }
+        if depth == 0 {
+            return self.bundle.evaluator().evaluate_with_moves(board, moves).0;
+        }
+        if moves == 0 {
+            board.make_pass();
+            let value = -self.eval_search(board, depth, -beta, -alpha);
+            board.undo();
+            return value;
+        }
+        let mut best = -INFINITE_UNITS;
+        for square in ordering::fastest_first(board, None) {
+            let flipped = board.flips(square);
+            board.apply_flips(square, flipped);
+            let value = -self.eval_search(board, depth - 1, -beta, -alpha);
+            board.undo();
+            if value > best {
+                best = value;
+                if value > alpha {
+                    alpha = value;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// Enters the leaf search: the bitboard view and the parity-ordered empty list.
+    pub(super) fn leaf_entry(&mut self, view: BitView, alpha: i32, beta: i32) -> i32 {
+        let empty = view.empty();
+        let mut list = [0u8; LEAF_EMPTIES as usize];
+        let mut n = 0;
+        let even = even_quadrants(empty);
+        // Odd quadrants first, then even ones; inside each, by static square rank.
+        for chosen in [empty & !even, empty & even] {
+            let start = n;
+            for square in bits::squares(chosen) {
+                list[n] = square.index() as u8;
+                n += 1;
+            }
+            list[start..n].sort_by_key(|&sq| SQUARE_ORDER[sq as usize]);
+        }
+        // The list packed one square a byte, first square in the low byte.
+        let packed = list[..n]
+            .iter()
+            .rev()
+            .fold(0u64, |acc, &sq| (acc << 8) | sq as u64);
+        self.leaf(view, alpha, beta, packed, n, false)
+    }
+
+    /// Negamax on the bitboard view with the `n` empty squares packed in `list`, one a byte,
+    /// in search order from the low byte. Four or fewer go to the dedicated searches.
+    fn leaf(
+        &mut self,
+        view: BitView,
+        mut alpha: i32,
+        beta: i32,
+        list: u64,
+        n: usize,
+        passed: bool,
+    ) -> i32 {
+        if n <= 4 {
+            let sq = |i: usize| (list >> (8 * i)) as usize & 0xff;
+            return match n {
+                4 => self.solve_4(view, alpha, beta, [sq(0), sq(1), sq(2), sq(3)]),
+                3 => self.solve_3(view, alpha, beta, [sq(0), sq(1), sq(2)]),
+                2 => self.solve_2(view, alpha, beta, sq(0), sq(1)),
+                1 => self.solve_1(view, sq(0)),
+                _ => final_diff(view, 0),
+            };
+        }
+        self.nodes += 1;
+        let mut best = -65;
+        let mut rest = list;
+        for i in 0..n {
+            let sq = rest as usize & 0xff;
+            rest >>= 8;
+            if bits::NEIGHBOURS[sq] & view.opponent == 0 {
+                continue;
+            }
+            let flipped = view.flips(sq);
+            if flipped == 0 {
+                continue;
+            }
+            // The list without byte i, the others in order.
+            let low = (1u64 << (8 * i)) - 1;
+            let child = (list & low) | ((list >> 8) & !low);
+            let value = -self.leaf(view.play(sq, flipped), -beta, -alpha, child, n - 1, false);
+            if value > best {
+                best = value;
+                if value > alpha {
+                    alpha = value;
+                    if alpha >= beta {
+                        return best;
+                    }
+                }
+            }
+        }
+        if best > -65 {
+            return best;
+        }
+        if passed {
+            // Neither side can move: the game is over with n empties.
+            return final_diff(view, n as i32);
+        }
+        -self.leaf(view.passed(), -beta, -alpha, list, n, true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::*;
+    use super::*;
+    use crate::rng::Rng;
+
+    /// The list search from 5 empties (and from fewer, where it hands over at once) against
+    /// minimax, fail-soft in random windows: 2000 random positions per count, with passes,
+    /// finished games and wipe-outs among them.
+    #[test]
+    fn leaf_search_equals_minimax() {
+        let mut rng = Rng::new(39);
+        let mut solver = EndgameSolver::new(1);
+        for empties in 0..=LEAF_EMPTIES {
+            let (mut tested, mut kinds) = (0, Kinds::default());
+            while tested < 2000 {
+                let Some(view) = random_view(&mut rng, empties) else {
+                    continue;
+                };
+                tested += 1;
+                let exact = minimax(view);
+                kinds.count(view);
+                for _ in 0..3 {
+                    let window = random_window(&mut rng, exact);
+                    let value = solver.leaf_entry(view, window.0, window.1);
+                    assert_fail_soft(value, exact, window, &format!("{view:?}"));
+                }
+            }
+            if empties > 0 {
+                kinds.assert_at_least(20, 5, &format!("{empties} empties"));
+            }
+        }
+    }
+
+    #[test]
+    fn evaluation_search_scores_finished_games_and_restores_the_board() {
+        let mut solver = EndgameSolver::new(1);
+        // A full board, Black 40 discs to White's 24, Black to move: over, +16 for Black.
+        let black = u64::MAX >> 24;
+        let mut board = Board::from_discs(black, !black, crate::board::Color::Black).unwrap();
+        let before = board.clone();
+        assert_eq!(
+            solver.shallow_value(&mut board, 4),
+            Score::from_discs(Discs(16))
+        );
+        assert_eq!(board, before);
+        // The start position at depth 0 is the evaluation itself.
+        let mut start = Board::start();
+        let static_value = solver.bundle.evaluator().evaluate(&start);
+        assert_eq!(solver.shallow_value(&mut start, 0), static_value);
+    }
+}

@@ -1,0 +1,464 @@
+//! The solver's searches with a transposition table: board nodes (make/undo on the
+//! [`Board`], ordered by the evaluation, ProbCut in selective passes, split among threads)
+//! and view nodes (the bitboard view, fastest-first, the table from `TT_MIN_EMPTIES`).
+
+use super::*;
+
+impl EndgameSolver {
+    /// The best value and move of `board` among `moves` (its legal moves, in order) within
+    /// `(alpha, beta)`, fail-soft: the first with the full window, the others with a null
+    /// window and re-searched when they land inside it. In a parallel solve the moves after
+    /// the first are shared with idle threads ([`EndgameSolver::split`]) at nodes of at
+    /// least [`SPLIT_MIN_EMPTIES`] empties. At the `root`, the stop check is also asked
+    /// after each move searched alone. Meaningless if `self.stopped` is set.
+    pub(super) fn search_moves(
+        &mut self,
+        board: &mut Board,
+        moves: &[Square],
+        (mut alpha, beta): (i32, i32),
+        root: bool,
+        stop: &StopCheck,
+    ) -> (i32, Option<Square>) {
+        let mut best = -65;
+        let mut best_square = None;
+        for (i, &square) in moves.iter().enumerate() {
+            if i > 0 && moves.len() - i >= 2 && self.may_split(board) {
+                return self.split(board, &moves[i..], (alpha, beta), (best, best_square), stop);
+            }
+            let flipped = board.flips(square);
+            board.apply_flips(square, flipped);
+            let value = if i == 0 {
+                -self.node(board, -beta, -alpha, stop)
+            } else {
+                let probe = -self.node(board, -alpha - 1, -alpha, stop);
+                if probe > alpha && probe < beta {
+                    -self.node(board, -beta, -probe, stop)
+                } else {
+                    probe
+                }
+            };
+            board.undo();
+            if self.stopped || (root && stop.should_stop(self.nodes)) {
+                self.stopped = true;
+                break;
+            }
+            if value > best {
+                best = value;
+                best_square = Some(square);
+                if value > alpha {
+                    alpha = value;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        (best, best_square)
+    }
+
+    /// Whether to share the rest of this node's moves: a parallel solve, a node big enough,
+    /// an idle thread to take them and room on this thread's stack of split points.
+    #[inline]
+    fn may_split(&self, board: &Board) -> bool {
+        self.pool.as_ref().is_some_and(|pool| {
+            board.empties() >= SPLIT_MIN_EMPTIES
+                && self.height < split::MAX_SPLITS
+                && pool.has_idle()
+        })
+    }
+
+    /// Negamax value at an upper node (see the module doc).
+    pub(super) fn node(
+        &mut self,
+        board: &mut Board,
+        mut alpha: i32,
+        mut beta: i32,
+        stop: &StopCheck,
+    ) -> i32 {
+        let empties = board.empties();
+        if empties <= VIEW_MAX_EMPTIES {
+            return self.view_node(board.view(), alpha, beta, stop);
+        }
+        self.nodes += 1;
+        if self.poll(stop) {
+            return 0;
+        }
+        if let Some(upper) = stability_bound(board.view(), alpha) {
+            if upper <= alpha {
+                return upper;
+            }
+            beta = beta.min(upper);
+        }
+
+        let hash = board.hash();
+        let tag = self.tag(empties);
+        let mut hint = None;
+        if empties >= TT_MIN_EMPTIES {
+            if let Some(entry) = self.tt.probe(hash) {
+                hint = entry.best_move();
+                if let Some(score) = narrow(entry, tag, &mut alpha, &mut beta) {
+                    return score;
+                }
+            }
+        }
+
+        if !board.has_legal_move() {
+            if !board.opponent_has_legal_move() {
+                return board.final_score(board.side_to_move()).0;
+            }
+            board.make_pass();
+            let value = -self.node(board, -beta, -alpha, stop);
+            board.undo();
+            return value;
+        }
+
+        // Enhanced transposition cutoff: a child already proven bad enough for the opponent
+        // refutes this node without a search.
+        if empties >= ETC_MIN_EMPTIES {
+            let child_tag = self.tag(empties - 1);
+            for square in bits::squares(board.legal_moves()) {
+                let flipped = board.flips(square);
+                board.apply_flips(square, flipped);
+                let child = self.tt.probe(board.hash());
+                board.undo();
+                if let Some(value) = child.and_then(|entry| refutes(entry, child_tag, beta)) {
+                    return value;
+                }
+            }
+        }
+
+        if let Some(level) = self.level {
+            // Only null-window nodes: the principal variation is searched in full.
+            if beta - alpha == 1 && empties >= PROBCUT_MIN_EMPTIES {
+                let confidence = SELECTIVE_LEVELS[level].0;
+                if let Some(value) = self.probcut(board, empties, alpha, beta, confidence) {
+                    self.store(hash, tag, value, alpha, beta, hint);
+                    return value;
+                }
+            }
+        }
+
+        let original_alpha = alpha;
+        let order = ordering::solver_order(board, hint, self.bundle.evaluator());
+        let (best, best_square) =
+            self.search_moves(board, order.as_slice(), (alpha, beta), false, stop);
+        if self.stopped {
+            return 0;
+        }
+        if empties >= TT_MIN_EMPTIES {
+            self.store(hash, tag, best, original_alpha, beta, best_square);
+        }
+        best
+    }
+
+    /// ProbCut at a null-window node of a selective pass: `Some(beta)` when a shallow search
+    /// predicts the exact value at or above beta with the given confidence, `Some(alpha)`
+    /// when at or below alpha, `None` when the node must be searched.
+    fn probcut(
+        &mut self,
+        board: &mut Board,
+        empties: u32,
+        alpha: i32,
+        beta: i32,
+        confidence: f32,
+    ) -> Option<i32> {
+        let cut = self
+            .bundle
+            .endgame_cuts()?
+            .get(empties, probcut_shallow_depth(empties))?;
+        let margin = confidence * cut.sigma;
+        let unit = UNITS_PER_DISC as f32;
+        let high = ((beta as f32 * unit + margin - cut.intercept) / cut.slope).ceil() as i32;
+        if high <= 64 * UNITS_PER_DISC
+            && self.eval_search(board, cut.shallow, high - 1, high) >= high
+        {
+            return Some(beta);
+        }
+        let low = ((alpha as f32 * unit - margin - cut.intercept) / cut.slope).floor() as i32;
+        if low >= -64 * UNITS_PER_DISC && self.eval_search(board, cut.shallow, low, low + 1) <= low
+        {
+            return Some(alpha);
+        }
+        None
+    }
+
+    /// Negamax value of the bitboard view with at most [`VIEW_MAX_EMPTIES`] empties: the
+    /// same node as [`EndgameSolver::node`] without the board's make/undo, hashed by
+    /// [`BitView::hash`].
+    pub(super) fn view_node(
+        &mut self,
+        view: BitView,
+        mut alpha: i32,
+        mut beta: i32,
+        stop: &StopCheck,
+    ) -> i32 {
+        let empties = view.empties();
+        if empties <= LEAF_EMPTIES {
+            return self.leaf_entry(view, alpha, beta);
+        }
+        self.nodes += 1;
+        if self.poll(stop) {
+            return 0;
+        }
+        if let Some(upper) = stability_bound(view, alpha) {
+            if upper <= alpha {
+                return upper;
+            }
+            beta = beta.min(upper);
+        }
+
+        let hash = (empties >= TT_MIN_EMPTIES).then(|| view.hash());
+        let mut hint = NO_SQUARE;
+        if let Some(hash) = hash {
+            if let Some(entry) = self.tt.probe(hash) {
+                hint = entry.best_move().map_or(NO_SQUARE, |sq| sq.index() as u8);
+                if let Some(score) = narrow(entry, SOLVED_DEPTH, &mut alpha, &mut beta) {
+                    return score;
+                }
+            }
+        }
+
+        let moves = view.mobility();
+        if moves == 0 {
+            if view.passed().mobility() == 0 {
+                return final_diff(view, empties as i32);
+            }
+            return -self.view_node(view.passed(), -beta, -alpha, stop);
+        }
+
+        // The moves with their flips, fastest-first (see `ordering::reply_key`).
+        // A node with k empties has at most k moves.
+        let mut list = [(0u8, 0u64, 0i32); VIEW_MAX_EMPTIES as usize];
+        let mut n = 0;
+        let even = even_quadrants(view.empty());
+        for square in bits::squares(moves) {
+            let flipped = view.flips(square.index());
+            let key = if square.index() as u8 == hint {
+                i32::MIN
+            } else {
+                ordering::reply_key(view, square, flipped)
+                    + if even & square.bit() != 0 {
+                        PARITY_KEY
+                    } else {
+                        0
+                    }
+            };
+            list[n] = (square.index() as u8, flipped, key);
+            n += 1;
+        }
+        for i in 1..n {
+            let item = list[i];
+            let mut j = i;
+            while j > 0 && list[j - 1].2 > item.2 {
+                list[j] = list[j - 1];
+                j -= 1;
+            }
+            list[j] = item;
+        }
+
+        if empties >= ETC_MIN_EMPTIES {
+            for &(sq, flipped, _) in &list[..n] {
+                let entry = self.tt.probe(view.play(sq as usize, flipped).hash());
+                if let Some(value) = entry.and_then(|entry| refutes(entry, SOLVED_DEPTH, beta)) {
+                    return value;
+                }
+            }
+        }
+
+        let original_alpha = alpha;
+        let mut best = -65;
+        let mut best_square = NO_SQUARE;
+        for (i, &(sq, flipped, _)) in list[..n].iter().enumerate() {
+            let child = view.play(sq as usize, flipped);
+            let value = if i == 0 {
+                -self.view_node(child, -beta, -alpha, stop)
+            } else {
+                let probe = -self.view_node(child, -alpha - 1, -alpha, stop);
+                if probe > alpha && probe < beta {
+                    -self.view_node(child, -beta, -probe, stop)
+                } else {
+                    probe
+                }
+            };
+            if self.stopped {
+                return 0;
+            }
+            if value > best {
+                best = value;
+                best_square = sq;
+                if value > alpha {
+                    alpha = value;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some(hash) = hash {
+            self.store(
+                hash,
+                SOLVED_DEPTH,
+                best,
+                original_alpha,
+                beta,
+                Square::new(best_square as usize),
+            );
+        }
+        best
+    }
+}
+
+/// Applies a solved table entry to the window: `Some(score)` when it settles the node,
+/// otherwise narrows `alpha` or `beta` by its bound. Entries tagged below `tag` (midgame
+/// depths, or less confident selective passes) are ignored.
+#[inline]
+fn narrow(entry: Entry, tag: u8, alpha: &mut i32, beta: &mut i32) -> Option<i32> {
+    if entry.depth < tag {
+        return None;
+    }
+    let score = entry.score as i32;
+    match entry.bound() {
+        Bound::Exact => return Some(score),
+        Bound::Lower if score >= *beta => return Some(score),
+        Bound::Upper if score <= *alpha => return Some(score),
+        Bound::Lower => *alpha = (*alpha).max(score),
+        Bound::Upper => *beta = (*beta).min(score),
+    }
+    (*alpha >= *beta).then_some(score)
+}
+
+/// Enhanced transposition cutoff: the parent's value when a child's solved entry proves the
+/// move reaches `beta` (the child is worth at most `-beta` to its side). The entry's tag must
+/// be at least `tag` (see [`narrow`]).
+#[inline]
+fn refutes(child: Entry, tag: u8, beta: i32) -> Option<i32> {
+    let value = -(child.score as i32);
+    (child.depth >= tag && matches!(child.bound(), Bound::Upper | Bound::Exact) && value >= beta)
+        .then_some(value)
+}
+
+/// Depth of the shallow search that predicts the exact value of a node with `empties`
+/// empties in a selective pass: deeper as the exact search it replaces grows, at most a few
+/// per cent of its cost.
+fn probcut_shallow_depth(empties: u32) -> u32 {
+    match empties {
+        0..=19 => 2,
+        20..=23 => 4,
+        24..=27 => 6,
+        _ => 8,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::*;
+    use super::*;
+    use crate::rng::Rng;
+    use crate::search::tt::TranspositionTable;
+    use std::sync::atomic::AtomicBool;
+
+    /// View nodes from 6 to 9 empties (the table from [`TT_MIN_EMPTIES`]) against minimax,
+    /// fail-soft in random windows, the table kept between searches as in a solve: 2000
+    /// random positions at 6 and 7 empties, 500 at 8 and 9, with passes, finished games and
+    /// wipe-outs among them.
+    #[test]
+    fn view_nodes_equal_minimax() {
+        let mut rng = Rng::new(40);
+        let mut solver = EndgameSolver::new(1);
+        let flag = AtomicBool::new(false);
+        let stop = StopCheck::new(&flag);
+        for empties in LEAF_EMPTIES + 1..=TT_MIN_EMPTIES {
+            let (mut tested, mut kinds) = (0, Kinds::default());
+            // Thousands where minimax is quick, fewer where it is not.
+            let positions = if empties <= 7 { 2000 } else { 500 };
+            while tested < positions {
+                let Some(view) = random_view(&mut rng, empties) else {
+                    continue;
+                };
+                tested += 1;
+                let exact = minimax(view);
+                kinds.count(view);
+                for _ in 0..3 {
+                    let window = random_window(&mut rng, exact);
+                    let value = solver.view_node(view, window.0, window.1, &stop);
+                    assert_fail_soft(value, exact, window, &format!("{view:?}"));
+                }
+            }
+            let (min, min_finished) = if empties <= 7 { (20, 5) } else { (5, 0) };
+            kinds.assert_at_least(min, min_finished, &format!("{empties} empties"));
+        }
+    }
+
+    #[test]
+    fn table_entries_narrow_the_window_by_their_bound() {
+        let table = TranspositionTable::new(1);
+        let entry = |bound: Bound, score: i32, depth: u8| {
+            table.store(1, depth, bound, score, None);
+            table.probe(1).expect("just stored")
+        };
+        let (mut alpha, mut beta) = (-10, 10);
+        // An exact entry settles the node; a lower bound at or above beta too.
+        assert_eq!(
+            narrow(
+                entry(Bound::Exact, 4, SOLVED_DEPTH),
+                SOLVED_DEPTH,
+                &mut alpha,
+                &mut beta
+            ),
+            Some(4)
+        );
+        assert_eq!(
+            narrow(
+                entry(Bound::Lower, 12, SOLVED_DEPTH),
+                SOLVED_DEPTH,
+                &mut alpha,
+                &mut beta
+            ),
+            Some(12)
+        );
+        // A lower bound inside the window raises alpha; an upper bound lowers beta.
+        assert_eq!(
+            narrow(
+                entry(Bound::Lower, 2, SOLVED_DEPTH),
+                SOLVED_DEPTH,
+                &mut alpha,
+                &mut beta
+            ),
+            None
+        );
+        assert_eq!(
+            narrow(
+                entry(Bound::Upper, 6, SOLVED_DEPTH),
+                SOLVED_DEPTH,
+                &mut alpha,
+                &mut beta
+            ),
+            None
+        );
+        assert_eq!((alpha, beta), (2, 6));
+        // An entry tagged below the node's tag is ignored.
+        let selective = SELECTIVE_TAG;
+        assert_eq!(
+            narrow(
+                entry(Bound::Exact, 4, selective),
+                SOLVED_DEPTH,
+                &mut alpha,
+                &mut beta
+            ),
+            None
+        );
+        // A child worth at most -12 to its side refutes a parent searched with beta 10.
+        assert_eq!(
+            refutes(entry(Bound::Upper, -12, SOLVED_DEPTH), SOLVED_DEPTH, 10),
+            Some(12)
+        );
+        assert_eq!(
+            refutes(entry(Bound::Lower, -12, SOLVED_DEPTH), SOLVED_DEPTH, 10),
+            None
+        );
+        assert_eq!(
+            refutes(entry(Bound::Exact, -8, SOLVED_DEPTH), SOLVED_DEPTH, 10),
+            None
+        );
+    }
+}
