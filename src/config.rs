@@ -80,7 +80,7 @@ impl Default for Config {
             game_time: None,
             hash_mb: DEFAULT_HASH_MB,
             eval: crate::eval::EvalChoice::Shipped,
-            selectivity: Some(crate::search::probcut::DEFAULT_CONFIDENCE),
+            selectivity: Some(crate::eval::probcut::DEFAULT_CONFIDENCE),
             threads: default_threads(),
             book: BookSetting::Shipped,
             book_randomness: crate::score::Discs::ZERO,

@@ -24,6 +24,7 @@
 pub mod bundle;
 pub mod net;
 pub mod pattern;
+pub mod probcut;
 
 use anyhow::Result;
 

@@ -7,7 +7,7 @@
 //! format module knows the layout (header, version, checksum, line
 //! shape) and nothing of what the records are for: the evaluation, training and the referee
 //! keep that logic and use the engine's public types only. (The ProbCut statistics files are
-//! the exception: `search::probcut` reads them into its tables, and `tsuru probcut` writes
+//! the exception: `eval::probcut` reads them into its tables, and `tsuru probcut` writes
 //! them.)
 
 pub mod book;

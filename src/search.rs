@@ -40,7 +40,6 @@ mod alphabeta;
 pub mod endgame;
 mod level;
 pub mod ordering;
-pub mod probcut;
 mod split;
 pub mod stop;
 pub mod time;
@@ -243,7 +242,7 @@ impl Search {
             counts: Arc::new(NodeCounts::new(1)),
             bundle: EvalBundle::shipped(),
             use_table: true,
-            selectivity: Some(probcut::DEFAULT_CONFIDENCE),
+            selectivity: Some(crate::eval::probcut::DEFAULT_CONFIDENCE),
             nodes: 0,
             next_poll: POLL_INTERVAL,
             started: Instant::now(),
@@ -293,9 +292,9 @@ impl Search {
         self.use_table = enabled;
     }
 
-    /// Sets the Multi-ProbCut confidence factor ([`probcut`]): `None` searches every move to
+    /// Sets the Multi-ProbCut confidence factor ([`crate::eval::probcut`]): `None` searches every move to
     /// full depth (every midgame score is then the exact minimax value at its depth); the
-    /// default is [`probcut::DEFAULT_CONFIDENCE`]. Searches whose depth covers the empties
+    /// default is [`crate::eval::probcut::DEFAULT_CONFIDENCE`]. Searches whose depth covers the empties
     /// never cut selectively.
     pub fn set_selectivity(&mut self, confidence: Option<f32>) {
         self.selectivity = confidence.filter(|t| t.is_finite() && *t > 0.0);

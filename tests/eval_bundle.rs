@@ -14,11 +14,11 @@ use std::sync::atomic::AtomicBool;
 use tsuru::board::Board;
 use tsuru::eval::bundle::{Evaluator, ENDGAME_SUFFIX, PROBCUT_SUFFIX};
 use tsuru::eval::pattern::{PatternEval, Weights, WeightsId};
+use tsuru::eval::probcut::{EndgameCuts, ProbCutTable, SHIPPED, SHIPPED_ENDGAME};
 use tsuru::eval::{EvalBundle, EvalChoice, Evaluation, SHIPPED_WEIGHTS};
 use tsuru::rng::Rng;
 use tsuru::score::Discs;
 use tsuru::search::endgame::{EndgameSolver, SolveMode};
-use tsuru::search::probcut::{EndgameCuts, ProbCutTable, SHIPPED, SHIPPED_ENDGAME};
 use tsuru::search::{Search, SearchLimits};
 
 /// A fresh directory for one test's files.

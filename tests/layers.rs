@@ -38,8 +38,6 @@ const KNOWN_UPWARD: &[(&str, &str, &str)] = &[
     ("config", "cli", "src/config.rs"),
     // The book file format builds the book's own types.
     ("formats", "book", "src/formats/book.rs"),
-    // The evaluation bundle holds the ProbCut statistics, which live in the search.
-    ("eval", "search", "src/eval/bundle.rs"),
 ];
 
 /// Macros exported at the crate root, by the module that defines them.

@@ -526,7 +526,7 @@ fn probcut_depth_values_are_the_minimax_value_of_every_depth() {
     let values = tsuru::lab::tools::probcut::depth_values(&board, &bundle);
     assert_eq!(
         values.len(),
-        tsuru::search::probcut::FULL_WIDTH_DEPTH as usize + 1
+        tsuru::eval::probcut::FULL_WIDTH_DEPTH as usize + 1
     );
     for depth in 0..=5 {
         let expected = negamax(&mut board.clone(), depth);

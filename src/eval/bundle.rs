@@ -28,10 +28,10 @@ use anyhow::{bail, ensure, Context, Result};
 
 use super::net::NetPart;
 use super::pattern::{PatternEval, WeightsId};
+use super::probcut::{EndgameCuts, ProbCutTable, SHIPPED, SHIPPED_ENDGAME};
 use super::{Evaluation, SeedsEval, SHIPPED_WEIGHTS};
 use crate::board::Board;
 use crate::score::Score;
-use crate::search::probcut::{EndgameCuts, ProbCutTable, SHIPPED, SHIPPED_ENDGAME};
 
 /// Suffix of a network beside a weights file (see [`super::net`]).
 pub const NET_SUFFIX: &str = ".net";

@@ -16,13 +16,13 @@
 use std::sync::Arc;
 
 use super::ordering;
-use super::probcut::Cut;
 use super::split::{self, Task};
 use super::stop::StopCheck;
 use super::tt::Bound;
 use super::{MidgamePool, Search, SplitNode, MAX_PLY, POLL_INTERVAL, SPLIT_MIN_DEPTH};
 use crate::board::{bits, Board, Move, Square};
 use crate::eval::pattern::LeafView;
+use crate::eval::probcut::Cut;
 use crate::eval::Evaluation;
 use crate::score::{Discs, Score, UNITS_PER_DISC};
 
@@ -578,7 +578,7 @@ impl Search {
 
     /// Multi-ProbCut at a null-window node: `Some(beta)` when a shallow search predicts the
     /// deep value at or above beta with the given confidence, `Some(alpha)` when below alpha,
-    /// `None` when the deep search is needed (see [`super::probcut`]).
+    /// `None` when the deep search is needed (see [`crate::eval::probcut`]).
     #[allow(clippy::too_many_arguments)]
     fn probcut(
         &mut self,

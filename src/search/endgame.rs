@@ -37,7 +37,7 @@
 //! 99 %), then exactly. In a pass, a null-window board node runs a shallow search with the
 //! evaluation (2 to 8 plies, deeper the more empties) and cuts when that predicts the exact
 //! value outside the window with the pass's confidence (the solver's evaluation bundle's
-//! [`crate::search::probcut::EndgameCuts`]: exact values of the validation set regressed on
+//! [`crate::eval::probcut::EndgameCuts`]: exact values of the validation set regressed on
 //! shallow searches; a bundle without them solves exactly at once). Each pass is centred on the previous
 //! pass's score, and its table entries (tagged with the pass's level, so that a more
 //! confident pass never takes them as proven) order the next. The exact pass is unchanged, so

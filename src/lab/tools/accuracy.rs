@@ -277,7 +277,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
     let mut threads = 1;
     let mut hash_mb = DEFAULT_HASH_MB;
     let mut eval_file = None;
-    let mut selectivity = Some(crate::search::probcut::DEFAULT_CONFIDENCE);
+    let mut selectivity = Some(crate::eval::probcut::DEFAULT_CONFIDENCE);
     let mut first = None;
     let mut last = None;
     let mut args = ToolArgs::from_spec(args, &SPEC);

@@ -20,7 +20,7 @@
 //! the values of the selective search (confidence [`MEASURE_CONFIDENCE`], cutting with the
 //! statistics just measured): a full-width search of 20 plies is out of reach, and a cut at a
 //! deep node compares two selective searches. The output is the statistics file of
-//! [`crate::search::probcut`].
+//! [`crate::eval::probcut`].
 //!
 //! With `--endgame`, the statistics of the solver's selective passes instead: the exact values
 //! of a validation set regressed on shallow searches (see `run_endgame`).
@@ -34,6 +34,10 @@ use anyhow::{ensure, Context, Result};
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::Board;
 use crate::eval::pattern::{stage_of, PatternEval};
+use crate::eval::probcut::{
+    shallow_depth, weights_line, EndgameCuts, ProbCutTable, FULL_WIDTH_DEPTH, MAX_DEPTH,
+    MAX_ENDGAME_SHALLOW, MEASURE_CONFIDENCE, MIN_DEPTH,
+};
 use crate::eval::EvalBundle;
 use crate::formats::validation;
 use crate::lab::parallel::map_with_state;
@@ -41,10 +45,6 @@ use crate::lab::training::games::read_wthor_folder;
 use crate::rng::Rng;
 use crate::score::{Discs, Score};
 use crate::search::endgame::EndgameSolver;
-use crate::search::probcut::{
-    shallow_depth, weights_line, EndgameCuts, ProbCutTable, FULL_WIDTH_DEPTH, MAX_DEPTH,
-    MAX_ENDGAME_SHALLOW, MEASURE_CONFIDENCE, MIN_DEPTH,
-};
 use crate::search::{Depth, Search, SearchLimits};
 
 /// The command line of `tsuru probcut`.

@@ -1,5 +1,7 @@
-//! Multi-ProbCut: a shallow search predicts a deep one, so a node whose shallow value is far
-//! enough outside the window is cut without the deep search.
+//! Multi-ProbCut's statistics: a shallow search predicts a deep one, so a node whose shallow
+//! value is far enough outside the window is cut without the deep search. They are data about
+//! an evaluation (measured for one set of weights), so they live here; the midgame search
+//! (`search::alphabeta`) and the solver's selective passes apply them.
 //!
 //! For a depth `d` the search first looks `shallow_depth(d)` plies deep. Over many positions
 //! the two values are related by `deep = slope * shallow + intercept + error`, with the error
@@ -26,11 +28,11 @@
 
 use anyhow::{bail, ensure, Context, Result};
 
-use crate::eval::pattern::{stage_of, WeightsId};
+use super::pattern::{stage_of, WeightsId};
 use crate::score::UNITS_PER_DISC;
 
 /// The shipped statistics, measured by `tsuru probcut` with the shipped evaluation.
-pub const SHIPPED: &str = include_str!("../eval/probcut.txt");
+pub const SHIPPED: &str = include_str!("probcut.txt");
 
 /// The line of a statistics file that names the weights it was measured for (both kinds of
 /// file; `tsuru probcut` writes it, the parsers require it).
@@ -219,7 +221,7 @@ fn parse_fit(words: &[&str]) -> Result<(f64, f64, f64)> {
 
 /// The shipped endgame statistics, measured by `tsuru probcut --endgame` on the exact values
 /// of the validation set.
-pub const SHIPPED_ENDGAME: &str = include_str!("../eval/probcut-endgame.txt");
+pub const SHIPPED_ENDGAME: &str = include_str!("probcut-endgame.txt");
 
 /// Deepest shallow search with endgame statistics.
 pub const MAX_ENDGAME_SHALLOW: u32 = 8;
