@@ -20,39 +20,9 @@ use std::sync::mpsc::Receiver;
 use crate::config::Config;
 use input::Input;
 
-/// A protocol tsuru speaks, and that the match referee speaks to other engines: what
-/// `--nboard`/`--gtp` force, what detection finds, and what `tsuru match` is told with
-/// `name:gtp`/`name:nboard`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Protocol {
-    /// NBoard protocol version 2 (and the bare-move v1 form).
-    Nboard,
-    /// Go Text Protocol 2 with the Othello conventions (Othello vertices).
-    Gtp,
-}
-
-impl std::str::FromStr for Protocol {
-    type Err = anyhow::Error;
-
-    /// `gtp` or `nboard`, in any case.
-    fn from_str(text: &str) -> anyhow::Result<Protocol> {
-        match text.to_ascii_lowercase().as_str() {
-            "gtp" => Ok(Protocol::Gtp),
-            "nboard" => Ok(Protocol::Nboard),
-            _ => anyhow::bail!("unknown protocol {text:?} (gtp or nboard)"),
-        }
-    }
-}
-
-impl std::fmt::Display for Protocol {
-    /// `gtp` or `nboard`, as [`str::parse`] reads it.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Protocol::Gtp => "gtp",
-            Protocol::Nboard => "nboard",
-        })
-    }
-}
+/// Which protocol: defined with the command line's settings ([`crate::config`]), where
+/// `--gtp`/`--nboard` choose one, and named here as the protocols' own.
+pub use crate::config::Protocol;
 
 /// The input events of a session, in order: lines put back by detection first, then the
 /// reader thread's.

@@ -32,8 +32,6 @@ const LAYERS: &[&[&str]] = &[
 /// Upward imports that exist today, as (importing top module, imported top module, file):
 /// the cycles of issue 39, to be removed.
 const KNOWN_UPWARD: &[(&str, &str, &str)] = &[
-    // The engine settings store the protocol choice.
-    ("config", "protocol", "src/config.rs"),
     // The engine settings' parser borrows the command line's did-you-mean.
     ("config", "cli", "src/config.rs"),
     // The book file format builds the book's own types.
