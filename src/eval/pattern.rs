@@ -461,6 +461,25 @@ impl Evaluation for PatternEval {
     }
 }
 
+/// The position after `plies` random plies from the start (passes played when forced; it
+/// stops early at the game's end). For tests of the evaluation and its training.
+#[cfg(test)]
+pub fn random_board(rng: &mut crate::rng::Rng, plies: usize) -> Board {
+    let mut board = Board::start();
+    for _ in 0..plies {
+        if board.is_game_over() {
+            break;
+        }
+        if board.must_pass() {
+            board.make_pass();
+            continue;
+        }
+        let square = rng.pick(board.legal_moves());
+        board.make_move(square);
+    }
+    board
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -485,22 +504,6 @@ mod tests {
             }
         }
         weights
-    }
-
-    fn random_board(rng: &mut Rng, plies: usize) -> Board {
-        let mut board = Board::start();
-        for _ in 0..plies {
-            if board.is_game_over() {
-                break;
-            }
-            if board.must_pass() {
-                board.make_pass();
-                continue;
-            }
-            let square = rng.pick(board.legal_moves());
-            board.make_move(square);
-        }
-        board
     }
 
     #[test]

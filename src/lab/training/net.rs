@@ -373,25 +373,8 @@ pub fn fit_net(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Board;
     use crate::eval::net::HIDDEN;
-    use crate::eval::pattern::{features, layout, stage_of, PatternEval, Weights};
-
-    fn random_board(rng: &mut Rng, plies: usize) -> Board {
-        let mut board = Board::start();
-        for _ in 0..plies {
-            if board.is_game_over() {
-                break;
-            }
-            if board.must_pass() {
-                board.make_pass();
-                continue;
-            }
-            let square = rng.pick(board.legal_moves());
-            board.make_move(square);
-        }
-        board
-    }
+    use crate::eval::pattern::{features, layout, random_board, stage_of, PatternEval, Weights};
 
     #[test]
     fn the_engine_evaluates_what_the_fit_predicts() {

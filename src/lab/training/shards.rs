@@ -51,6 +51,20 @@ pub fn value_range(positions: &[Labelled], shard: Shard) -> Range<usize> {
     cut(shard.index)..cut(shard.index + 1)
 }
 
+/// Fails naming the shards of `count` that `shards` (keyed by shard number) lacks.
+fn ensure_every_shard<T>(shards: &BTreeMap<u64, T>, count: u64) -> Result<()> {
+    let missing: Vec<String> = (0..count)
+        .filter(|k| !shards.contains_key(k))
+        .map(|k| format!("{k}/{count}"))
+        .collect();
+    ensure!(
+        missing.is_empty(),
+        "shards missing: {} (each of the {count} shards must be given once)",
+        missing.join(", ")
+    );
+    Ok(())
+}
+
 /// The file one unsharded `tsuru datagen` run writes, from the texts of its shards' files
 /// (`inputs`: a name for messages and the text, in any order). Every shard of the run must be
 /// given once and hold all its games.
@@ -103,15 +117,7 @@ pub fn merge_selfplay(inputs: &[(String, String)]) -> Result<String> {
         bail!("no shards to merge");
     };
     let count = config.shard.map_or(0, |part| part.shard.count);
-    let missing: Vec<String> = (0..count)
-        .filter(|k| !shards.contains_key(k))
-        .map(|k| format!("{k}/{count}"))
-        .collect();
-    ensure!(
-        missing.is_empty(),
-        "shards missing: {} (each of the {count} shards must be given once)",
-        missing.join(", ")
-    );
+    ensure_every_shard(&shards, count)?;
     // The shards deal the run's indices out in turn: take them back in index order.
     let mut games: Vec<(u64, String)> = Vec::new();
     for (_, part, lines) in shards.into_values() {
@@ -171,15 +177,7 @@ pub fn merge_search_values(inputs: &[(String, Vec<u8>)]) -> Result<Vec<u8>> {
         bail!("no shards to merge");
     };
     let count = first_part.shard.count;
-    let missing: Vec<String> = (0..count)
-        .filter(|k| !shards.contains_key(k))
-        .map(|k| format!("{k}/{count}"))
-        .collect();
-    ensure!(
-        missing.is_empty(),
-        "shards missing: {} (each of the {count} shards must be given once)",
-        missing.join(", ")
-    );
+    ensure_every_shard(&shards, count)?;
     let mut out = search_cache::header(description);
     let mut next = 0;
     for (name, part, values) in shards.into_values() {
