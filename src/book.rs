@@ -19,6 +19,7 @@
 //! ([`SHIPPED`], [`shipped`]); docs/training.md says how it was built.
 
 pub mod build;
+pub mod edax;
 pub mod learn;
 
 use std::collections::HashMap;

@@ -11,6 +11,7 @@
 //! them.)
 
 pub mod book;
+pub mod edax_book;
 pub mod ggf;
 pub mod match_record;
 pub mod obf;
