@@ -21,6 +21,7 @@
 pub mod build;
 pub mod edax;
 pub mod learn;
+pub mod merge;
 
 use std::collections::HashMap;
 
