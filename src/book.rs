@@ -22,6 +22,7 @@ pub mod build;
 pub mod edax;
 pub mod learn;
 pub mod merge;
+pub mod user;
 
 use std::collections::HashMap;
 

@@ -30,8 +30,8 @@ pub fn default_threads() -> usize {
 /// Where the opening book comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BookSetting {
-    /// The book compiled into the binary ([`crate::book::SHIPPED`]; the default): NBoard's
-    /// `learn` changes only the engine's copy in memory, never a file.
+    /// The default: the per-user book ([`crate::book::user`]), which is the book compiled
+    /// into the binary ([`crate::book::SHIPPED`]) until NBoard's first `learn` writes it.
     Shipped,
     /// No book (`--no-book`).
     Off,
@@ -268,7 +268,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         names: &["--book"],
         value: Some("FILE"),
-        help: "opening book to play from and learn into instead of the shipped one (checked at start-up; a missing file is created by NBoard's learn)",
+        help: "opening book to play from and learn into instead of the per-user one (`tsuru book path`; the shipped book until NBoard's learn writes it); checked at start-up, a missing file is created by learn",
         apply: |c, v| {
             let path = std::path::PathBuf::from(v);
             if path.exists() {

@@ -47,20 +47,14 @@ pub struct Session {
 }
 
 /// The book a configuration asks for and the file `learn` writes it to: `(None, None)`
-/// without a book, no file for the shipped book. A book that cannot be read is logged and
-/// left alone (never overwritten); the engine then plays without one.
+/// without a book; by default the per-user book (`crate::book::user`: its file, or the
+/// shipped book until the first `learn` makes it). A book that cannot be read is logged and
+/// left alone (never overwritten); the engine then plays without one (the shipped book,
+/// learning in memory only, when the per-user book is the unreadable one).
 fn open_book(setting: &BookSetting) -> (Option<Book>, Option<std::path::PathBuf>) {
     let path = match setting {
         BookSetting::Off => return (None, None),
-        BookSetting::Shipped => {
-            return match crate::book::shipped() {
-                Ok(book) => (Some(book), None),
-                Err(err) => {
-                    log::error!("{err:#}; playing without a book");
-                    (None, None)
-                }
-            };
-        }
+        BookSetting::Shipped => return crate::book::user::for_session(),
         BookSetting::File(path) => path.clone(),
     };
     if !path.exists() {
@@ -137,9 +131,10 @@ impl Session {
     }
 
     /// Adds the game so far to the book, valuing new positions at the level (at most
-    /// [`LEARN_MAX_LEVEL`]), and writes the book file (`--book FILE`; the shipped book is
-    /// changed in memory only, for the rest of the session); `None` without a book. On error
-    /// the book is unchanged.
+    /// [`LEARN_MAX_LEVEL`]), and writes the book file (`--book FILE` or the per-user book,
+    /// under its lock: [`crate::book::user::learn_into`]; when neither can be written the
+    /// book is changed in memory only); `None` without a book. On error the book is
+    /// unchanged.
     pub fn learn(&mut self) -> Result<Option<Learned>> {
         self.stop();
         let Some(book) = self.book.as_mut() else {
@@ -148,14 +143,32 @@ impl Session {
         let level = Level::new(self.level.depth().min(LEARN_MAX_LEVEL)).unwrap_or(Level::DEFAULT);
         let moves: Vec<Move> = self.game.moves().iter().map(|m| m.mv).collect();
         let start = self.game.start();
+        let path = self.book_path.as_deref();
         let learned = self.worker.with_state(|search| {
-            book.learn_game(start, &moves, &mut SearchValuer::new(search, level))
+            let mut valuer = SearchValuer::new(search, level);
+            match path {
+                // Under the file's lock, on the file as it is now (another engine may have
+                // learnt into it); a missing file starts from what this engine read.
+                Some(path) => crate::book::user::learn_into(
+                    path,
+                    || Ok(book.clone()),
+                    start,
+                    &moves,
+                    &mut valuer,
+                )
+                .map(|(fresh, learned)| {
+                    *book = fresh;
+                    learned
+                }),
+                None => book.learn_game(start, &moves, &mut valuer),
+            }
         })?;
-        match &self.book_path {
-            Some(path) => crate::formats::book::save(book, path)?,
-            None => log::info!(
-                "learn: the shipped book is changed in memory only (--book FILE keeps what is learned)"
-            ),
+        if path.is_none() {
+            log::info!(
+                "learn: the shipped book is changed in memory only (no per-user book: {})",
+                crate::book::user::path()
+                    .map_or_else(|e| format!("{e:#}"), |p| p.display().to_string())
+            );
         }
         Ok(Some(learned))
     }

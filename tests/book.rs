@@ -515,9 +515,14 @@ fn the_shipped_book_plays_by_default_and_learns_in_memory() {
         engine.lines_of(Stream::Stderr)
     );
 
-    // NBoard: learn changes the engine's copy of the shipped book, and says no file is
-    // written.
-    let mut engine = Engine::start_with_shipped_book_and_env(&[], &info);
+    // NBoard: with no per-user folder to keep a book in, learn changes the engine's copy of
+    // the shipped book, and says no file is written (tests/user_book.rs: the per-user book).
+    let nowhere = [
+        ("RUST_LOG", Some("info")),
+        ("XDG_DATA_HOME", Some("relative")),
+        ("HOME", None),
+    ];
+    let mut engine = Engine::start_with_shipped_book_and_env(&[], &nowhere);
     learn_the_wipeout_and_play_its_last_move(&mut engine);
     engine.send("quit");
     engine.wait_exit(TIMEOUT);

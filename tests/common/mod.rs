@@ -43,10 +43,18 @@ pub const TSURU: &str = env!("CARGO_BIN_EXE_tsuru");
 /// status and output.
 pub fn run_tsuru(args: &[&str]) -> std::process::Output {
     Command::new(TSURU)
+        .env("XDG_DATA_HOME", test_data_home())
         .args(args)
         .stdin(Stdio::null())
         .output()
         .expect("running tsuru")
+}
+
+/// The per-user data folder every tsuru the tests start is given (`XDG_DATA_HOME`): one
+/// per test process, in the temporary folder, so that no test reads or writes the real
+/// user's book. A test that needs its own sets the variable again.
+pub fn test_data_home() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("tsuru-test-data-{}", std::process::id()))
 }
 
 /// GRhino, the real GTP peer engine some tests play against (installed by `.ci/run`).
@@ -103,6 +111,7 @@ impl Engine {
 
     fn spawn(program: &str, args: &[&str], env: &[(&str, Option<&str>)]) -> Engine {
         let mut command = Command::new(program);
+        command.env("XDG_DATA_HOME", test_data_home());
         for (name, value) in env {
             match value {
                 Some(value) => command.env(name, value),
@@ -152,6 +161,12 @@ impl Engine {
             lines,
             transcript: Vec::new(),
         }
+    }
+
+    /// Kills the process at once (SIGKILL on Unix: no handler, no clean-up) and reaps it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     /// Sends one line (a newline is added).

@@ -23,6 +23,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
 
+mod interop;
+
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::{notation, Board, Move};
 use crate::book::build::{add_roots, expand, horizon, Candidate, Expansion};
@@ -40,13 +42,15 @@ use crate::search::{Level, Search};
 pub const SPEC: ToolSpec = ToolSpec {
     name: "book",
     about: "build, learn into, show, export or import the opening book",
-    synopsis: "build|learn|show|stats|export|import [--book FILE] [ARG]...",
+    synopsis: "build|learn|show|stats|export|import|import-edax|export-edax|merge|path \
+               [--book FILE] [ARG]...",
     options: &[
         ToolOption::new(
             "--book",
             "FILE",
-            "the book file: build, learn and import need one; show, stats and\n\
-             export read the shipped book without it",
+            "the book file: build, learn and import need one; show, stats,\n\
+             export and export-edax read the shipped book without it, import-edax\n\
+             merges into the per-user book without it",
         ),
         ToolOption::new(
             "--openings",
@@ -77,7 +81,8 @@ pub const SPEC: ToolSpec = ToolSpec {
         ToolOption::new(
             "--out",
             "TEXT",
-            "export: write the text form there (default: stdout)",
+            "export: write the text form there (default: stdout); merge: the\n\
+             merged book's file (needed)",
         ),
     ],
     notes: "Actions (and their ARGs):\n\
@@ -90,11 +95,28 @@ pub const SPEC: ToolSpec = ToolSpec {
            \x20                  with values, games and depths\n\
            \x20 stats            counts: positions, book moves, leaves, games, positions by move\n\
            \x20 export           the book's text form (to --out, or stdout)\n\
-           \x20 import TEXT      the book file made from a text form (replacing the file)",
+           \x20 import TEXT      the book file made from a text form (replacing the file)\n\
+           \x20 import-edax DAT  Edax's binary book made into the book file (replacing it); without\n\
+           \x20                  --book merged into the per-user book; what cannot be mapped is named\n\
+           \x20 export-edax DAT  the book written as an Edax binary book (Edax 4.6 reads it)\n\
+           \x20 merge BOOKS...   the books joined into --out: games added, the deeper leaf kept,\n\
+           \x20                  leaves both books lost searched at --depth, values backed up\n\
+           \x20 path             where the per-user book is (the engine's book without --book)",
 };
 
 /// The actions, as typed.
-const ACTIONS: [&str; 6] = ["build", "learn", "show", "stats", "export", "import"];
+const ACTIONS: [&str; 10] = [
+    "build",
+    "learn",
+    "show",
+    "stats",
+    "export",
+    "import",
+    "import-edax",
+    "export-edax",
+    "merge",
+    "path",
+];
 
 /// Depth of the searches that value leaves unless `--depth` says otherwise.
 pub const DEFAULT_DEPTH: u32 = 10;
@@ -117,6 +139,10 @@ enum Action {
     Stats,
     Export,
     Import,
+    ImportEdax,
+    ExportEdax,
+    Merge,
+    Path,
 }
 
 /// The command line, parsed and checked.
@@ -164,6 +190,10 @@ fn parse(args: &[String]) -> Result<Options> {
                     "stats" => Action::Stats,
                     "export" => Action::Export,
                     "import" => Action::Import,
+                    "import-edax" => Action::ImportEdax,
+                    "export-edax" => Action::ExportEdax,
+                    "merge" => Action::Merge,
+                    "path" => Action::Path,
                     _ => {
                         let hint = crate::cli::suggest::did_you_mean(word, ACTIONS);
                         bail!(
@@ -205,7 +235,8 @@ fn parse(args: &[String]) -> Result<Options> {
     );
     let allowed = match action {
         Action::Learn => usize::MAX,
-        Action::Show | Action::Import => 1,
+        Action::Merge => usize::MAX,
+        Action::Show | Action::Import | Action::ImportEdax | Action::ExportEdax => 1,
         _ => 0,
     };
     ensure!(
@@ -221,6 +252,7 @@ fn parse(args: &[String]) -> Result<Options> {
         action != Action::Import || rest.len() == 1,
         "tsuru book import needs the text file"
     );
+    interop::check(action, &rest, out.as_deref())?;
     Ok(Options {
         action,
         book,
@@ -245,6 +277,10 @@ pub fn run(args: &[String]) -> Result<()> {
         Action::Stats => stats(&options),
         Action::Export => export(&options),
         Action::Import => import(&options, written(&options)?),
+        Action::ImportEdax => interop::import_edax(&options),
+        Action::ExportEdax => interop::export_edax(&options),
+        Action::Merge => interop::merge(&options),
+        Action::Path => interop::path(),
     }
 }
 

@@ -1,0 +1,151 @@
+//! `tsuru book import-edax`, `export-edax`, `merge` and `path`: the book exchanged with
+//! Edax ([`crate::book::edax`]), books joined ([`crate::book::merge`]), and where the
+//! per-user book lives ([`crate::book::user`]).
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use anyhow::{ensure, Context, Result};
+
+use super::{read, Action, Options};
+use crate::book::learn::SearchValuer;
+use crate::book::{edax, user, Book, Key};
+use crate::formats::book as file;
+use crate::search::Search;
+
+/// The checks of these actions' arguments, for `parse`.
+pub(super) fn check(action: Action, rest: &[String], out: Option<&Path>) -> Result<()> {
+    match action {
+        Action::ImportEdax | Action::ExportEdax => ensure!(
+            rest.len() == 1,
+            "tsuru book {} needs the Edax book file (.dat)",
+            if action == Action::ImportEdax {
+                "import-edax"
+            } else {
+                "export-edax"
+            }
+        ),
+        Action::Merge => {
+            ensure!(
+                !rest.is_empty(),
+                "tsuru book merge needs the books to merge"
+            );
+            ensure!(out.is_some(), "tsuru book merge needs --out FILE");
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Positions of `keys` that still have no leaf while a legal move is outside their links.
+fn still_unvalued(book: &Book, keys: &HashSet<Key>) -> Vec<Key> {
+    let mut left: Vec<Key> = keys
+        .iter()
+        .filter(|key| {
+            let Some(entry) = book.get(key) else {
+                return false;
+            };
+            let legal = key.board().map_or(0, |b| b.legal_moves());
+            entry.leaf.is_none() && legal & !entry.link_bits() != 0
+        })
+        .copied()
+        .collect();
+    left.sort_unstable();
+    left
+}
+
+/// Merges `other` into `book`, searching again the leaves the merge lost.
+fn merge_into(book: &mut Book, other: &Book, options: &Options) -> (usize, usize, usize) {
+    let merged = book.merge(other);
+    let keys: HashSet<Key> = merged.unvalued.iter().copied().collect();
+    let left = still_unvalued(book, &keys);
+    if !left.is_empty() {
+        let mut search = Search::new(options.hash_mb);
+        book.revalue(&left, &mut SearchValuer::new(&mut search, options.level));
+    }
+    (merged.added, merged.combined, left.len())
+}
+
+pub(super) fn import_edax(options: &Options) -> Result<()> {
+    let dat = Path::new(&options.rest[0]);
+    let (imported, report) = edax::load(dat)?;
+    for line in report.lines() {
+        crate::outln!("{line}")?;
+    }
+    match &options.book {
+        Some(path) => {
+            let _lock = user::lock(path)?;
+            file::save(&imported, path)?;
+            crate::outln!("{} positions written to {}", imported.len(), path.display())?;
+        }
+        None => {
+            let path = user::path()?;
+            let (book, (added, combined, searched)) =
+                user::update(&path, crate::book::shipped, |book| {
+                    Ok(merge_into(book, &imported, options))
+                })?;
+            crate::outln!(
+                "merged into the per-user book {}: {added} positions added, {combined} combined, \
+                 {searched} searched again, {} in all",
+                path.display(),
+                book.len()
+            )?;
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn export_edax(options: &Options) -> Result<()> {
+    let book = read(options)?;
+    edax::check_exportable(&book)?;
+    let (edax, report) = edax::export(&book);
+    let bytes = crate::formats::edax_book::to_bytes(&edax);
+    let out = Path::new(&options.rest[0]);
+    let temp = file::temp_path(out);
+    std::fs::write(&temp, &bytes)
+        .and_then(|()| std::fs::rename(&temp, out))
+        .with_context(|| format!("writing the Edax book {}", out.display()))?;
+    for line in report.lines() {
+        crate::outln!("{line}")?;
+    }
+    crate::outln!(
+        "{} positions ({} bytes) written to {}",
+        edax.positions.len(),
+        bytes.len(),
+        out.display()
+    )?;
+    Ok(())
+}
+
+pub(super) fn merge(options: &Options) -> Result<()> {
+    let out = options
+        .out
+        .as_deref()
+        .context("tsuru book merge needs --out FILE")?;
+    let mut book = file::load(Path::new(&options.rest[0]))?;
+    let (mut added, mut combined, mut searched) = (0, 0, 0);
+    for other in &options.rest[1..] {
+        let other = file::load(Path::new(other))?;
+        let (a, c, s) = merge_into(&mut book, &other, options);
+        (added, combined, searched) = (added + a, combined + c, searched + s);
+    }
+    {
+        let _lock = user::lock(out)?;
+        file::save(&book, out)?;
+    }
+    crate::outln!(
+        "{} books merged: {} positions ({added} added, {combined} combined, {searched} searched \
+         again at depth {}) written to {}",
+        options.rest.len(),
+        book.len(),
+        options.level.depth(),
+        out.display()
+    )?;
+    Ok(())
+}
+
+pub(super) fn path() -> Result<()> {
+    let path = user::path()?;
+    crate::outln!("{}", path.display())?;
+    Ok(())
+}
