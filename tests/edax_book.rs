@@ -167,3 +167,123 @@ fn the_eight_symmetries_of_a_position_find_one_entry() {
         }
     }
 }
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tsuru-edax-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The data folder the commands are given (never the real user's).
+fn xdg() -> PathBuf {
+    std::env::temp_dir().join(format!("tsuru-edax-test-{}-xdg", std::process::id()))
+}
+
+fn tsuru(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tsuru"))
+        .args(args)
+        .env("XDG_DATA_HOME", xdg())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "tsuru {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.is_ascii());
+    text
+}
+
+#[test]
+fn the_commands_round_trip_the_shipped_book_and_name_what_is_not_mapped() {
+    let dir = temp("commands");
+    let dat = dir.join("shipped.dat");
+    let back = dir.join("back.book");
+    let said = tsuru(&["book", "export-edax", dat.to_str().unwrap()]);
+    assert!(said.contains("not mapped: Edax's value bounds"), "{said}");
+    assert!(said.contains("16419 positions"), "{said}");
+    let said = tsuru(&[
+        "book",
+        "import-edax",
+        dat.to_str().unwrap(),
+        "--book",
+        back.to_str().unwrap(),
+    ]);
+    assert!(
+        said.contains("not mapped: Edax's unterminated line counts"),
+        "{said}"
+    );
+    assert_eq!(std::fs::read(&back).unwrap(), tsuru::book::SHIPPED);
+    // Without --book the Edax book is merged into the per-user book, made from the shipped
+    // one first.
+    if sample().is_some() {
+        merge_the_sample_into_the_user_book();
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn merge_the_sample_into_the_user_book() {
+    let said = tsuru(&[
+        "book",
+        "import-edax",
+        shared("sample-edax.book.dat").to_str().unwrap(),
+    ]);
+    assert!(said.contains("merged into the per-user book"), "{said}");
+    let user = tsuru::formats::book::load(&xdg().join("tsuru/book")).unwrap();
+    let (sample, _) = edax::load(&shared("sample-edax.book.dat")).unwrap();
+    let shipped = tsuru::book::shipped().unwrap();
+    for (key, _) in sample.sorted().into_iter().chain(shipped.sorted()) {
+        assert!(user.get(key).is_some());
+    }
+}
+
+#[test]
+fn merge_joins_books_on_the_command_line() {
+    let dir = temp("merge");
+    let games = [
+        "f5d6c3d3c4f4f6f3e6e7",
+        "f5f6e6f4e3c5c6d6",
+        "e6f4e3f6g5d6e7f5c5",
+        "d3c5f6f5e6e3",
+    ];
+    let part = |name: &str, games: &[&str]| {
+        let list = dir.join(format!("{name}.txt"));
+        std::fs::write(&list, games.join("\n")).unwrap();
+        let book = dir.join(format!("{name}.book"));
+        let (b, l) = (book.to_str().unwrap(), list.to_str().unwrap());
+        tsuru(&["book", "learn", "--book", b, "--depth", "1", l]);
+        book
+    };
+    let (one, two) = (part("one", &games[..2]), part("two", &games[2..]));
+    let all = dir.join("all.book");
+    let (o, t, a) = (
+        one.to_str().unwrap(),
+        two.to_str().unwrap(),
+        all.to_str().unwrap(),
+    );
+    let said = tsuru(&["book", "merge", o, t, "--out", a, "--depth", "1"]);
+    assert!(said.starts_with("2 books merged"), "{said}");
+    let load = |p: &PathBuf| tsuru::formats::book::load(p).unwrap();
+    let (one_book, two_book, merged) = (load(&one), load(&two), load(&all));
+    let start = Key::of(&Board::start()).0;
+    assert_eq!(
+        merged.get(&start).unwrap().games.total(),
+        1,
+        "one game ended"
+    );
+    for (key, _) in one_book.sorted().into_iter().chain(two_book.sorted()) {
+        assert!(merged.get(key).is_some());
+    }
+    // A book merged with itself: the same positions and values, counts doubled.
+    tsuru(&["book", "merge", o, o, "--out", a]);
+    let twice = load(&all);
+    assert_eq!(twice.len(), one_book.len());
+    for (key, entry) in one_book.sorted() {
+        let doubled = twice.get(key).unwrap();
+        assert_eq!(doubled.value(), entry.value());
+        assert_eq!(doubled.games.total(), 2 * entry.games.total());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -189,7 +189,12 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Book> {
                 },
             ))
         };
-        entries.push(read(&mut reader).with_context(|| format!("book position {}", index + 1))?);
+        entries.push(read(&mut reader).with_context(|| {
+            format!(
+                "the book file is corrupted or truncated at position {}",
+                index + 1
+            )
+        })?);
     }
     let body = reader.at;
     let stored = reader
