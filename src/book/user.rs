@@ -40,15 +40,6 @@ pub fn path() -> Result<PathBuf> {
     bail!("no per-user book: neither XDG_DATA_HOME nor HOME names an absolute folder")
 }
 
-/// The book at `path`, or the shipped book when that file does not exist yet.
-pub fn open(path: &Path) -> Result<Book> {
-    if path.exists() {
-        file::load(path)
-    } else {
-        super::shipped()
-    }
-}
-
 /// The engine's default book and the file `learn` writes: the per-user book (or the shipped
 /// book until that file exists) and its path. Without a per-user path, or when its file
 /// cannot be read (it is then left alone), the shipped book with no file: learning stays in
