@@ -261,3 +261,44 @@ fn a_kill_during_learn_loses_at_most_that_game() {
     assert!(mid_write > 0, "no kill landed during a write");
     std::fs::remove_dir_all(&home).unwrap();
 }
+
+#[test]
+fn the_book_tool_and_an_engine_learning_into_one_file_lose_no_game() {
+    let home = data_home("tool");
+    let book = home.join("shared.book");
+    let mut rng = Rng::new(17);
+    let tool_games: Vec<(Vec<Move>, String)> = (0..30).map(|_| random_game(&mut rng)).collect();
+    let list = home.join("games.txt");
+    let transcripts: Vec<String> = tool_games
+        .iter()
+        .map(|(moves, _)| tsuru::board::notation::transcript(moves.iter().copied()))
+        .collect();
+    std::fs::write(&list, transcripts.join("\n")).unwrap();
+    let (b, l) = (book.to_str().unwrap(), list.to_str().unwrap());
+    let mut tool = std::process::Command::new(common::TSURU)
+        .args(["book", "learn", "--book", b, "--depth", "1", l])
+        .env("XDG_DATA_HOME", &home)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut engine = Engine::start_with_shipped_book_and_env(
+        &["--book", b],
+        &[("XDG_DATA_HOME", Some(home.to_str().unwrap()))],
+    );
+    engine.send("nboard 2");
+    engine.send("set depth 1");
+    let engine_games: Vec<(Vec<Move>, String)> = (0..6).map(|_| random_game(&mut rng)).collect();
+    for (_, ggf) in &engine_games {
+        learn(&mut engine, ggf);
+    }
+    engine.send("quit");
+    engine.wait_exit(TIMEOUT);
+    assert!(tool.wait().unwrap().success());
+    let learnt = file::load(&book).unwrap();
+    for (moves, _) in tool_games.iter().chain(&engine_games) {
+        assert_learnt(&learnt, moves);
+    }
+    assert_eq!(start_games(&learnt), 36);
+    std::fs::remove_dir_all(&home).unwrap();
+}

@@ -41,7 +41,7 @@ use crate::search::{Level, Search};
 /// options it has no use for; the notes say which it uses).
 pub const SPEC: ToolSpec = ToolSpec {
     name: "book",
-    about: "build, learn into, show, export or import the opening book",
+    about: "build, learn into, show, export, import or merge the opening book; Edax's books",
     synopsis: "build|learn|show|stats|export|import|import-edax|export-edax|merge|path \
                [--book FILE] [ARG]...",
     options: &[
@@ -60,7 +60,8 @@ pub const SPEC: ToolSpec = ToolSpec {
         ToolOption::new(
             "--depth",
             "D",
-            "build, learn: search depth that values new positions, 1..60 (default 10)",
+            "build, learn, merge: search depth that values new positions, 1..60\n\
+             (default 10)",
         ),
         ToolOption::new(
             "--positions",
@@ -440,6 +441,8 @@ fn games(path: &str) -> Result<Vec<(Board, Vec<Move>)>> {
 }
 
 fn learn(options: &Options, book_path: &Path) -> Result<()> {
+    // Stamped first: a change made while the book is read is seen at the first game.
+    let mut written = interop::Written::new(book_path);
     let mut book = open(book_path)?;
     let mut search = Search::new(options.hash_mb);
     let (mut games_learned, mut added) = (0, 0);
@@ -447,11 +450,13 @@ fn learn(options: &Options, book_path: &Path) -> Result<()> {
     for path in &options.rest {
         for (index, (start, moves)) in games(path)?.into_iter().enumerate() {
             let mut valuer = SearchValuer::new(&mut search, options.level);
-            let learned = book
-                .learn_game(&start, &moves, &mut valuer)
+            // Written after every game, under the book's lock (an engine may be learning
+            // into it too): a crash loses at most the game being added.
+            let learned = written
+                .learn(&mut book, book_path, |book| {
+                    book.learn_game(&start, &moves, &mut valuer)
+                })
                 .with_context(|| format!("{path}: game {}", index + 1))?;
-            // Written after every game: a crash loses at most the game being added.
-            file::save(&book, book_path)?;
             games_learned += 1;
             added += learned.added;
             eprint!("\rlearned {games_learned} games, {added} new positions   ");

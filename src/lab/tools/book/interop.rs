@@ -144,6 +144,42 @@ pub(super) fn merge(options: &Options) -> Result<()> {
     Ok(())
 }
 
+/// What `tsuru book learn` last wrote, so that each game is learnt into the file as it is:
+/// read again when another process (an engine's `learn`) changed it meanwhile.
+pub(super) struct Written {
+    stamp: Option<(u64, std::time::SystemTime)>,
+}
+
+fn stamp(path: &Path) -> Option<(u64, std::time::SystemTime)> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.len(), meta.modified().ok()?))
+}
+
+impl Written {
+    /// The file at `path` as the run read it (or found it missing).
+    pub(super) fn new(path: &Path) -> Written {
+        Written { stamp: stamp(path) }
+    }
+
+    /// Applies `change` to `book` and writes it to `path`, under the book's lock, first
+    /// reading the file again if it is not the one this run last wrote.
+    pub(super) fn learn<T>(
+        &mut self,
+        book: &mut Book,
+        path: &Path,
+        change: impl FnOnce(&mut Book) -> Result<T>,
+    ) -> Result<T> {
+        let _lock = user::lock(path)?;
+        if stamp(path) != self.stamp && path.exists() {
+            *book = file::load(path)?;
+        }
+        let result = change(book)?;
+        file::save(book, path)?;
+        self.stamp = stamp(path);
+        Ok(result)
+    }
+}
+
 pub(super) fn path() -> Result<()> {
     let path = user::path()?;
     crate::outln!("{}", path.display())?;
