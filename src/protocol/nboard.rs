@@ -5,20 +5,18 @@
 //! and waits for it, so nothing about an old request can follow a newer `pong`. Unknown or
 //! malformed lines are logged on stderr and ignored; a failed command changes nothing.
 
-use std::time::Instant;
-
 use anyhow::{anyhow, bail, Context, Result};
 
 use super::input::Input;
 use super::output::Output;
-use super::InputQueue;
+use super::{Event, InputQueue};
 use crate::board::Move;
 use crate::book::BookChoice;
 use crate::config::Config;
 use crate::formats::ggf::{parse_move_token, GgfGame};
 use crate::score::Score;
 use crate::search::{Depth, Level, PvLine, SearchInfo};
-use crate::session::Session;
+use crate::session::{Decision, DecisionListener, Session};
 
 /// The name sent with `set myname` (one token, as NBoard keeps only the first word).
 pub const ENGINE_NAME: &str = "tsuru";
@@ -28,15 +26,17 @@ pub fn run(config: &Config, queue: &mut InputQueue, out: &Output) -> Result<()> 
     let mut session = Session::new(config);
     loop {
         let line = match queue.recv() {
-            Input::Eof => break,
-            Input::TooLong(prefix) => {
+            Event::Input(Input::Eof) => break,
+            Event::Input(Input::TooLong(prefix)) => {
                 log::warn!(
                     "ignored an over-long line starting \"{}\"",
                     super::output::escape(&prefix)
                 );
                 continue;
             }
-            Input::Line(line) => line,
+            Event::Input(Input::Line(line)) => line,
+            // NBoard's decisions print from the search thread; none comes here.
+            Event::Decided(_) => continue,
         };
         let line = line.trim();
         if line.is_empty() {
@@ -201,47 +201,50 @@ fn hint(session: &mut Session, n: usize, out: &Output) {
     );
 }
 
-/// `go`: the book's move at once in a book position, else choose a move within the level
-/// and the clock; reported, not played.
+/// `go`: the session's decision ([`Session::decide`]) reported, not played: `status game
+/// over`, `=== PA` for a forced pass, the book's move at once, or a search's lines and then
+/// its move.
 fn go(session: &mut Session, out: &Output) {
-    let board = session.board();
-    if board.is_game_over() {
-        out.line("status game over");
-        return;
+    session.decide(None, Go { out: out.clone() });
+}
+
+/// How NBoard hears a move decision: every line it prints.
+struct Go {
+    out: Output,
+}
+
+impl DecisionListener for Go {
+    fn searching(&mut self) {
+        self.out.line("status Thinking");
     }
-    if board.must_pass() {
-        out.line("=== PA");
-        return;
+
+    fn info(&mut self, info: &SearchInfo) {
+        if let Some(line) = info.lines.first() {
+            self.out.line(&search_line(line, info.depth));
+        }
     }
-    if let Some(choice) = session.book_move() {
-        out.line(&format!(
-            "=== {}/{}/0.00",
-            choice.square,
-            Score::from_discs(choice.value)
-        ));
-        return;
-    }
-    let limits = session.move_limits(None);
-    let started = Instant::now();
-    out.line("status Thinking");
-    let info_out = out.clone();
-    let done_out = out.clone();
-    session.start_search(
-        limits,
-        move |info: &SearchInfo| {
-            if let Some(line) = info.lines.first() {
-                info_out.line(&search_line(line, info.depth));
+
+    fn decided(self, decision: Decision) {
+        match decision {
+            Decision::GameOver => self.out.line("status game over"),
+            Decision::ForcedPass => self.out.line("=== PA"),
+            Decision::Book(choice) => self.out.line(&format!(
+                "=== {}/{}/0.00",
+                choice.square,
+                Score::from_discs(choice.value)
+            )),
+            Decision::Searched { result, elapsed } => {
+                self.out
+                    .line(&nodestats(result.nodes, result.elapsed.as_secs_f64()));
+                self.out.line(&format!(
+                    "=== {}/{}/{:.2}",
+                    result.best,
+                    result.score,
+                    elapsed.as_secs_f64()
+                ));
             }
-        },
-        move |result| {
-            let seconds = started.elapsed().as_secs_f64();
-            done_out.line(&nodestats(result.nodes, result.elapsed.as_secs_f64()));
-            done_out.line(&format!(
-                "=== {}/{}/{:.2}",
-                result.best, result.score, seconds
-            ));
-        },
-    );
+        }
+    }
 }
 
 /// `analyze`: the value of every position of the game from Black's point of view, from the
