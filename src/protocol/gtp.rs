@@ -438,9 +438,9 @@ impl Gtp {
                 let spent_total = &mut self.time.spent[color.index()];
                 *spent_total = spent_total.saturating_add(elapsed);
                 log::info!(
-                    "genmove {color}: {} score {} depth {} nodes {}",
+                    "genmove {color}: {} score {:+.2} depth {:?} nodes {}",
                     result.best,
-                    result.score,
+                    result.score.discs(),
                     result.depth,
                     result.nodes
                 );

@@ -14,7 +14,7 @@ use crate::board::Move;
 use crate::book::BookChoice;
 use crate::config::Config;
 use crate::formats::ggf::{parse_move_token, GgfGame};
-use crate::score::Score;
+use crate::score::{Score, UNITS_PER_DISC};
 use crate::search::{Depth, Level, PvLine, SearchInfo};
 use crate::session::{Decision, DecisionListener, Session};
 
@@ -129,13 +129,40 @@ fn set(session: &mut Session, rest: &str) -> Result<()> {
     }
 }
 
+/// A score as NBoard reads it: discs with a sign and two decimals (`+1.23`, `-0.40`,
+/// `+0.00`); never an exponent, NaN or infinity.
+pub fn score_text(score: Score) -> String {
+    let units = score.0.unsigned_abs();
+    let per_disc = UNITS_PER_DISC.unsigned_abs();
+    let sign = if score.0 < 0 { '-' } else { '+' };
+    let whole = units / per_disc;
+    let hundredths = (units % per_disc) * 100 / per_disc;
+    format!("{sign}{whole}.{hundredths:02}")
+}
+
+/// A depth as NBoard reads it: `12` plies, `95%` (a probable solve), `100%W` (win, loss or
+/// draw proven), `100%` (exact).
+pub fn depth_text(depth: Depth) -> String {
+    match depth {
+        Depth::Plies(n) => n.to_string(),
+        Depth::Probable(percent) => format!("{percent}%"),
+        Depth::WinLossDraw => "100%W".into(),
+        Depth::Exact => "100%".into(),
+    }
+}
+
 /// A PV as one token: moves in upper case joined by `-` (`F5-D6-C3`, `PA-C1`).
 pub fn pv_token(pv: &[Move]) -> String {
     pv.iter().map(Move::to_string).collect::<Vec<_>>().join("-")
 }
 
 fn search_line(line: &PvLine, depth: Depth) -> String {
-    format!("search {} {} 0 {}", pv_token(&line.pv), line.score, depth)
+    format!(
+        "search {} {} 0 {}",
+        pv_token(&line.pv),
+        score_text(line.score),
+        depth_text(depth)
+    )
 }
 
 /// A `book` line: the move's book line as the PV, its value, the games through it and the
@@ -144,7 +171,7 @@ fn book_line(session: &Session, choice: &BookChoice) -> String {
     format!(
         "book {} {} {} {}",
         pv_token(&session.book_line(choice.square)),
-        Score::from_discs(choice.value),
+        score_text(Score::from_discs(choice.value)),
         choice.games,
         choice.depth
     )
@@ -231,7 +258,7 @@ impl DecisionListener for Go {
             Decision::Book(choice) => self.out.line(&format!(
                 "=== {}/{}/0.00",
                 choice.square,
-                Score::from_discs(choice.value)
+                score_text(Score::from_discs(choice.value))
             )),
             Decision::Searched { result, elapsed } => {
                 self.out
@@ -239,7 +266,7 @@ impl DecisionListener for Go {
                 self.out.line(&format!(
                     "=== {}/{}/{:.2}",
                     result.best,
-                    result.score,
+                    score_text(result.score),
                     elapsed.as_secs_f64()
                 ));
             }
@@ -255,7 +282,7 @@ fn analyze(session: &mut Session, out: &Output) {
     let line_out = out.clone();
     let done_out = out.clone();
     session.start_analysis(
-        move |made, black: Score| line_out.line(&format!("analysis {made} {black}")),
+        move |made, black: Score| line_out.line(&format!("analysis {made} {}", score_text(black))),
         move |_| done_out.line("status"),
     );
 }
@@ -263,6 +290,20 @@ fn analyze(session: &mut Session, out: &Output) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scores_and_depths_in_nboard_form() {
+        use crate::score::Discs;
+        assert_eq!(score_text(Score(123)), "+1.23");
+        assert_eq!(score_text(Score(-40)), "-0.40");
+        assert_eq!(score_text(Score(0)), "+0.00");
+        assert_eq!(score_text(Score::from_discs(Discs(-64))), "-64.00");
+        assert_eq!(score_text(Score::INFINITY), "+65.00");
+        assert_eq!(depth_text(Depth::Plies(12)), "12");
+        assert_eq!(depth_text(Depth::Probable(95)), "95%");
+        assert_eq!(depth_text(Depth::WinLossDraw), "100%W");
+        assert_eq!(depth_text(Depth::Exact), "100%");
+    }
 
     #[test]
     fn pv_tokens_have_no_spaces() {

@@ -467,7 +467,7 @@ fn show(options: &Options) -> Result<()> {
         crate::outln!(
             "{:<5} {:>6} {:>6} {:>5}  {}{}",
             choice.square.to_string(),
-            Score::from_discs(choice.value).to_string(),
+            format!("{:+.2}", Score::from_discs(choice.value).discs()),
             choice.games,
             choice.depth,
             line,
