@@ -14,11 +14,12 @@
 //! on the way in), so a link's child may belong to the same side as its parent.
 //! [`Book::moves`] answers from any orientation with the squares turned back to it.
 //!
-//! Learning games is in [`learn`], growing the book by search in [`build`], the file format
-//! in [`crate::formats::book`]. The book tsuru plays from by default is compiled in
+//! Learning games is in [`learn`], growing the book by search in [`build`], its files in
+//! [`file`] (the format's plain records in [`crate::formats::book`]). The book tsuru plays from by default is compiled in
 //! ([`SHIPPED`], [`shipped`]); docs/training.md says how it was built.
 
 pub mod build;
+pub mod file;
 pub mod learn;
 
 use std::collections::HashMap;
@@ -37,7 +38,7 @@ pub const SHIPPED: &[u8] = include_bytes!("book/tsuru.book");
 /// file compiled in is damaged, which a test rules out.
 pub fn shipped() -> Result<Book> {
     use anyhow::Context;
-    crate::formats::book::from_bytes(SHIPPED).context("the shipped opening book")
+    file::from_bytes(SHIPPED).context("the shipped opening book")
 }
 
 /// A position in canonical form: the side to move's and the opponent's discs, the smallest
@@ -520,7 +521,7 @@ mod tests {
         // A book move leads to a book position, valued by the same negamax from its side.
         let reply = book.moves(&after("f5")).unwrap();
         assert_eq!(-reply[0].value, moves[0].value, "{reply:?}");
-        assert_eq!(crate::formats::book::to_bytes(&book), SHIPPED);
+        assert_eq!(file::to_bytes(&book), SHIPPED);
     }
 
     #[test]

@@ -3,7 +3,10 @@
 //! [`OPTIONS`] is the single list of engine options: parsing, `--help` and the tests all read
 //! it, so they cannot drift apart. Subcommands (`perft`, `solve`, `bench`, ...) have their own
 //! table in `main.rs` and parse their own arguments, all in one shape (the lab's `ToolArgs`,
-//! `lab/tools.rs`).
+//! `lab/tools.rs`). An unknown name is answered with the nearest known one ([`suggest`],
+//! which those parsers, above this layer, use as well).
+
+pub mod suggest;
 
 use anyhow::{anyhow, bail, Context, Result};
 
@@ -272,7 +275,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         apply: |c, v| {
             let path = std::path::PathBuf::from(v);
             if path.exists() {
-                crate::formats::book::load(&path)?;
+                crate::book::file::load(&path)?;
             }
             c.book = BookSetting::File(path);
             Ok(())
@@ -337,7 +340,7 @@ impl Config {
                 .find(|spec| spec.names.contains(&name))
                 .ok_or_else(|| {
                     let names = OPTIONS.iter().flat_map(|spec| spec.names.iter().copied());
-                    let hint = crate::cli::suggest::did_you_mean(name, names);
+                    let hint = suggest::did_you_mean(name, names);
                     anyhow!("unknown option '{name}'{hint} (try --help)")
                 })?;
             let value = match (spec.value, inline) {

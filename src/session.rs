@@ -115,7 +115,7 @@ fn open_book(setting: &BookSetting) -> (Option<Book>, Option<std::path::PathBuf>
     if !path.exists() {
         return (Some(Book::new()), Some(path));
     }
-    match crate::formats::book::load(&path) {
+    match crate::book::file::load(&path) {
         Ok(book) => (Some(book), Some(path)),
         Err(err) => {
             log::error!("{err:#}; playing without a book");
@@ -201,7 +201,7 @@ impl Session {
             book.learn_game(start, &moves, &mut SearchValuer::new(search, level))
         })?;
         match &self.book_path {
-            Some(path) => crate::formats::book::save(book, path)?,
+            Some(path) => crate::book::file::save(book, path)?,
             None => log::info!(
                 "learn: the shipped book is changed in memory only (--book FILE keeps what is learned)"
             ),
