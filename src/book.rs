@@ -321,8 +321,8 @@ impl Book {
     /// draw (0 discs) is worth `contempt` discs to Black instead (NBoard's `set contempt`,
     /// clamped to -64..=64), so `-contempt` to White; best first by those values (ties in
     /// square order). With `contempt` 0 it is [`Book::moves`].
-    pub fn moves_with_contempt(&self, board: &Board, contempt: i32) -> Option<Vec<BookChoice>> {
-        let contempt = Discs(contempt.clamp(-64, 64));
+    pub fn moves_with_contempt(&self, board: &Board, contempt: Discs) -> Option<Vec<BookChoice>> {
+        let contempt = Discs(contempt.0.clamp(-64, 64));
         let draw = match board.side_to_move() {
             Color::Black => contempt,
             Color::White => -contempt,
@@ -346,7 +346,7 @@ impl Book {
         &self,
         board: &Board,
         randomness: Discs,
-        contempt: i32,
+        contempt: Discs,
         rng: &mut Rng,
     ) -> Option<BookChoice> {
         let choices = self.moves_with_contempt(board, contempt)?;
@@ -613,7 +613,7 @@ mod tests {
         });
         let mut rng = Rng::new(1);
         let pick = |book: &Book, r, c, rng: &mut Rng| {
-            book.choose(&start, Discs(r), c, rng)
+            book.choose(&start, Discs(r), Discs(c), rng)
                 .unwrap()
                 .square
                 .to_string()
@@ -621,19 +621,22 @@ mod tests {
         assert_eq!(pick(&book, 0, 0, &mut rng), "F5");
         // A draw worth -2 to Black (to move) is worse than the -1 of d3.
         assert_eq!(pick(&book, 0, -2, &mut rng), "D3");
-        let valued = book.moves_with_contempt(&start, -2).unwrap();
+        let valued = book.moves_with_contempt(&start, Discs(-2)).unwrap();
         let shown: Vec<(String, i32)> = valued
             .iter()
             .map(|c| (c.square.to_string(), c.value.0))
             .collect();
         assert_eq!(shown, [("D3".to_string(), -1), ("F5".to_string(), -2)]);
         // NBoard's +-100 are clamped; White sees the opposite of Black's contempt.
-        let extreme = book.moves_with_contempt(&start, 100).unwrap();
+        let extreme = book.moves_with_contempt(&start, Discs(100)).unwrap();
         assert_eq!(
             (extreme[0].square.to_string(), extreme[0].value.0),
             ("F5".to_string(), 64)
         );
-        assert_eq!(book.moves_with_contempt(&start, 0), book.moves(&start));
+        assert_eq!(
+            book.moves_with_contempt(&start, Discs::ZERO),
+            book.moves(&start)
+        );
         let mut seen = std::collections::HashSet::new();
         for _ in 0..50 {
             seen.insert(pick(&book, 1, 0, &mut rng));
@@ -641,6 +644,8 @@ mod tests {
         assert_eq!(seen.len(), 2, "within 1 disc both moves are played");
         // Only a leaf: not a book position.
         book.entry_mut(&start).0.links.clear();
-        assert!(book.choose(&start, Discs(0), 0, &mut rng).is_none());
+        assert!(book
+            .choose(&start, Discs(0), Discs::ZERO, &mut rng)
+            .is_none());
     }
 }

@@ -84,9 +84,9 @@ pub trait DecisionListener: Send + 'static {
 pub struct Session {
     game: GgfGame,
     level: Level,
-    contempt: i32,
-    move_time: Option<f64>,
-    game_time: Option<f64>,
+    contempt: Discs,
+    move_time: Option<Duration>,
+    game_time: Option<Duration>,
     worker: Worker<Search>,
     /// The opening book, if any, and the file `learn` writes it to.
     book: Option<Book>,
@@ -142,7 +142,7 @@ impl Session {
         Session {
             game: GgfGame::default(),
             level: config.level,
-            contempt: 0,
+            contempt: Discs::ZERO,
             move_time: config.move_time,
             game_time: config.game_time,
             worker: Worker::new(search),
@@ -256,12 +256,12 @@ impl Session {
     }
 
     /// Draw value for Black in discs as NBoard sends it (stored; see protocol.md).
-    pub fn contempt(&self) -> i32 {
+    pub fn contempt(&self) -> Discs {
         self.contempt
     }
 
     /// Stores NBoard's contempt setting.
-    pub fn set_contempt(&mut self, contempt: i32) {
+    pub fn set_contempt(&mut self, contempt: Discs) {
         self.contempt = contempt;
     }
 
@@ -286,9 +286,10 @@ impl Session {
             };
         }
         match (self.move_time, self.game_time) {
-            (Some(seconds), _) => Clock::PerMove(saturating_seconds(seconds)),
-            (None, Some(seconds)) => Clock::SuddenDeath {
-                left: saturating_seconds(seconds - self.game.seconds_spent(mover)),
+            (Some(per_move), _) => Clock::PerMove(per_move),
+            (None, Some(game)) => Clock::SuddenDeath {
+                // The record's seconds are the GUI's numbers: any of them is clamped here.
+                left: saturating_seconds(game.as_secs_f64() - self.game.seconds_spent(mover)),
                 increment: Duration::ZERO,
             },
             (None, None) => Clock::Unlimited,
@@ -442,7 +443,7 @@ mod tests {
     #[test]
     fn game_time_is_a_clock_less_the_movers_recorded_seconds() {
         let mut session = Session::new(&Config {
-            game_time: Some(10.0),
+            game_time: Some(Duration::from_secs(10)),
             ..Config::default()
         });
         let sudden_death = |seconds: f64| Clock::SuddenDeath {

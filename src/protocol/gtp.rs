@@ -893,7 +893,7 @@ mod tests {
     fn move_time_bounds_genmove_unless_the_controller_sets_a_clock() {
         let mut g = Harness::new(&Config {
             level: Level::new(60).unwrap(),
-            move_time: Some(0.25),
+            move_time: Some(Duration::from_millis(250)),
             hash_mb: 2,
             // Searches, whatever book ships.
             book: crate::config::BookSetting::Off,

@@ -14,7 +14,7 @@ use crate::board::Move;
 use crate::book::BookChoice;
 use crate::config::Config;
 use crate::formats::ggf::{parse_move_token, GgfGame};
-use crate::score::{Score, UNITS_PER_DISC};
+use crate::score::{Discs, Score, UNITS_PER_DISC};
 use crate::search::{Depth, Level, PvLine, SearchInfo};
 use crate::session::{Decision, DecisionListener, Session};
 
@@ -122,7 +122,8 @@ fn set(session: &mut Session, rest: &str) -> Result<()> {
             Ok(())
         }
         "contempt" => {
-            session.set_contempt(value.parse().context("contempt needs a number")?);
+            let discs: i32 = value.parse().context("contempt needs a number")?;
+            session.set_contempt(Discs(discs));
             Ok(())
         }
         _ => bail!("unknown setting {name:?}"),
@@ -293,7 +294,6 @@ mod tests {
 
     #[test]
     fn scores_and_depths_in_nboard_form() {
-        use crate::score::Discs;
         assert_eq!(score_text(Score(123)), "+1.23");
         assert_eq!(score_text(Score(-40)), "-0.40");
         assert_eq!(score_text(Score(0)), "+0.00");
