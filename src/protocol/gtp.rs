@@ -265,7 +265,7 @@ impl TimeControl {
     }
 }
 
-/// A `genmove` whose search runs in the background.
+/// A `genmove` whose move is being decided (its answer waits for the decision).
 struct PendingMove {
     /// The command's id, for the response.
     id: String,
