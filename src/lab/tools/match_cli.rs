@@ -31,6 +31,7 @@ use std::fmt::Write as _;
 use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{bail, ensure, Context, Result};
 
@@ -43,6 +44,7 @@ use crate::lab::referee::stats::{EloEstimate, Tally};
 use crate::lab::referee::{self, EngineLog, EngineSpec, Flow, GameReport, Limits, MatchConfig};
 use crate::protocol::Protocol;
 use crate::score::Discs;
+use crate::search::time::saturating_seconds;
 use crate::search::Level;
 
 /// The most games of an SPRT match when `--games` does not say.
@@ -477,8 +479,8 @@ fn describe_record(args: &[String], options: &Options, config: &MatchConfig) -> 
         text,
         "limits: {}; timeout {} s, margin {} s",
         describe_limits(&config.limits),
-        config.limits.timeout,
-        config.limits.margin
+        config.limits.timeout.as_secs_f64(),
+        config.limits.margin.as_secs_f64()
     );
     let _ = writeln!(text, "concurrency: {}", config.concurrency);
     text
@@ -512,11 +514,11 @@ fn describe_limits(limits: &Limits) -> String {
     if let Some(depth) = limits.depth {
         parts.push(format!("depth {depth}"));
     }
-    if let Some(seconds) = limits.move_time {
-        parts.push(format!("{seconds} s per move"));
+    if let Some(time) = limits.move_time {
+        parts.push(format!("{} s per move", time.as_secs_f64()));
     }
-    if let Some(seconds) = limits.game_time {
-        parts.push(format!("{seconds} s per game"));
+    if let Some(time) = limits.game_time {
+        parts.push(format!("{} s per game", time.as_secs_f64()));
     }
     if parts.is_empty() {
         parts.push("the engines' own limits".into());
@@ -710,12 +712,12 @@ fn parse_args(args: &[String]) -> Result<Options> {
             options.resume = true;
             continue;
         }
-        let seconds = |text: &str| -> Result<f64> {
+        let seconds = |text: &str| -> Result<Duration> {
             let value: f64 = text
                 .parse()
                 .with_context(|| format!("{flag} needs seconds, not {text:?}"))?;
             ensure!(value.is_finite() && value > 0.0, "{flag} must be positive");
-            Ok(value)
+            Ok(saturating_seconds(value))
         };
         match flag {
             "--engine" => {
