@@ -12,7 +12,7 @@
 //! send passes). Anything else is refused with the state untouched.
 
 use std::sync::mpsc::Sender;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
@@ -274,6 +274,8 @@ struct PendingMove {
     commit: bool,
     /// Whether a forced pass of the other side was recorded to bring `color` to move.
     inserted: bool,
+    /// When the command was taken up: a searched move's time runs to its answer.
+    started: Instant,
 }
 
 /// How GTP hears a move decision: it posts it on the event channel, where the loop that
@@ -434,7 +436,10 @@ impl Gtp {
                 );
                 GgfMove::bare(Move::Play(choice.square))
             }
-            Some(Decision::Searched { result, elapsed }) => {
+            Some(Decision::Searched { result, .. }) => {
+                // From the command to its answer, as the controller's clock counts it (the
+                // decision's own time ends on the search thread, a little earlier).
+                let elapsed = pending.started.elapsed();
                 let spent_total = &mut self.time.spent[color.index()];
                 *spent_total = spent_total.saturating_add(elapsed);
                 log::info!(
@@ -500,6 +505,7 @@ impl Gtp {
         commit: bool,
     ) -> std::result::Result<Outcome, String> {
         let color = parse_color(args)?;
+        let started = Instant::now();
         let inserted = if self.session.board().is_game_over() {
             false
         } else {
@@ -512,6 +518,7 @@ impl Gtp {
             color,
             commit,
             inserted,
+            started,
         }))
     }
 }
