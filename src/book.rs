@@ -14,12 +14,13 @@
 //! on the way in), so a link's child may belong to the same side as its parent.
 //! [`Book::moves`] answers from any orientation with the squares turned back to it.
 //!
-//! Learning games is in [`learn`], growing the book by search in [`build`], the file format
-//! in [`crate::formats::book`]. The book tsuru plays from by default is compiled in
+//! Learning games is in [`learn`], growing the book by search in [`build`], its files in
+//! [`file`] (the format's plain records in [`crate::formats::book`]). The book tsuru plays from by default is compiled in
 //! ([`SHIPPED`], [`shipped`]); docs/training.md says how it was built.
 
 pub mod build;
 pub mod edax;
+pub mod file;
 pub mod learn;
 pub mod merge;
 pub mod user;
@@ -40,7 +41,7 @@ pub const SHIPPED: &[u8] = include_bytes!("book/tsuru.book");
 /// file compiled in is damaged, which a test rules out.
 pub fn shipped() -> Result<Book> {
     use anyhow::Context;
-    crate::formats::book::from_bytes(SHIPPED).context("the shipped opening book")
+    file::from_bytes(SHIPPED).context("the shipped opening book")
 }
 
 /// A position in canonical form: the side to move's and the opponent's discs, the smallest
@@ -323,8 +324,8 @@ impl Book {
     /// draw (0 discs) is worth `contempt` discs to Black instead (NBoard's `set contempt`,
     /// clamped to -64..=64), so `-contempt` to White; best first by those values (ties in
     /// square order). With `contempt` 0 it is [`Book::moves`].
-    pub fn moves_with_contempt(&self, board: &Board, contempt: i32) -> Option<Vec<BookChoice>> {
-        let contempt = Discs(contempt.clamp(-64, 64));
+    pub fn moves_with_contempt(&self, board: &Board, contempt: Discs) -> Option<Vec<BookChoice>> {
+        let contempt = Discs(contempt.0.clamp(-64, 64));
         let draw = match board.side_to_move() {
             Color::Black => contempt,
             Color::White => -contempt,
@@ -348,7 +349,7 @@ impl Book {
         &self,
         board: &Board,
         randomness: Discs,
-        contempt: i32,
+        contempt: Discs,
         rng: &mut Rng,
     ) -> Option<BookChoice> {
         let choices = self.moves_with_contempt(board, contempt)?;
@@ -523,7 +524,7 @@ mod tests {
         // A book move leads to a book position, valued by the same negamax from its side.
         let reply = book.moves(&after("f5")).unwrap();
         assert_eq!(-reply[0].value, moves[0].value, "{reply:?}");
-        assert_eq!(crate::formats::book::to_bytes(&book), SHIPPED);
+        assert_eq!(file::to_bytes(&book), SHIPPED);
     }
 
     #[test]
@@ -615,7 +616,7 @@ mod tests {
         });
         let mut rng = Rng::new(1);
         let pick = |book: &Book, r, c, rng: &mut Rng| {
-            book.choose(&start, Discs(r), c, rng)
+            book.choose(&start, Discs(r), Discs(c), rng)
                 .unwrap()
                 .square
                 .to_string()
@@ -623,19 +624,22 @@ mod tests {
         assert_eq!(pick(&book, 0, 0, &mut rng), "F5");
         // A draw worth -2 to Black (to move) is worse than the -1 of d3.
         assert_eq!(pick(&book, 0, -2, &mut rng), "D3");
-        let valued = book.moves_with_contempt(&start, -2).unwrap();
+        let valued = book.moves_with_contempt(&start, Discs(-2)).unwrap();
         let shown: Vec<(String, i32)> = valued
             .iter()
             .map(|c| (c.square.to_string(), c.value.0))
             .collect();
         assert_eq!(shown, [("D3".to_string(), -1), ("F5".to_string(), -2)]);
         // NBoard's +-100 are clamped; White sees the opposite of Black's contempt.
-        let extreme = book.moves_with_contempt(&start, 100).unwrap();
+        let extreme = book.moves_with_contempt(&start, Discs(100)).unwrap();
         assert_eq!(
             (extreme[0].square.to_string(), extreme[0].value.0),
             ("F5".to_string(), 64)
         );
-        assert_eq!(book.moves_with_contempt(&start, 0), book.moves(&start));
+        assert_eq!(
+            book.moves_with_contempt(&start, Discs::ZERO),
+            book.moves(&start)
+        );
         let mut seen = std::collections::HashSet::new();
         for _ in 0..50 {
             seen.insert(pick(&book, 1, 0, &mut rng));
@@ -643,6 +647,8 @@ mod tests {
         assert_eq!(seen.len(), 2, "within 1 disc both moves are played");
         // Only a leaf: not a book position.
         book.entry_mut(&start).0.links.clear();
-        assert!(book.choose(&start, Discs(0), 0, &mut rng).is_none());
+        assert!(book
+            .choose(&start, Discs(0), Discs::ZERO, &mut rng)
+            .is_none());
     }
 }

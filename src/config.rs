@@ -3,10 +3,16 @@
 //! [`OPTIONS`] is the single list of engine options: parsing, `--help` and the tests all read
 //! it, so they cannot drift apart. Subcommands (`perft`, `solve`, `bench`, ...) have their own
 //! table in `main.rs` and parse their own arguments, all in one shape (the lab's `ToolArgs`,
-//! `lab/tools.rs`).
+//! `lab/tools.rs`). An unknown name is answered with the nearest known one ([`suggest`],
+//! which those parsers, above this layer, use as well).
+
+pub mod suggest;
+
+use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 
+use crate::search::time::saturating_seconds;
 use crate::search::Level;
 
 /// Default transposition-table size in MiB.
@@ -81,11 +87,11 @@ pub struct Config {
     pub protocol: Option<Protocol>,
     /// The level: midgame depth and endgame thresholds (default [`Level::DEFAULT`]).
     pub level: Level,
-    /// Seconds per move when no clock is given (`None`: depth-limited only).
-    pub move_time: Option<f64>,
-    /// Seconds for each whole game when no clock is given, spent by the engine's own time
+    /// Time per move when no clock is given (`None`: depth-limited only).
+    pub move_time: Option<Duration>,
+    /// Time for each whole game when no clock is given, spent by the engine's own time
     /// manager (`None`: none; never set together with `move_time`).
-    pub game_time: Option<f64>,
+    pub game_time: Option<Duration>,
     /// Transposition-table size in MiB.
     pub hash_mb: usize,
     /// The evaluation.
@@ -182,7 +188,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             if c.game_time.is_some() {
                 bail!("give --move-time or --game-time, not both");
             }
-            c.move_time = Some(secs);
+            c.move_time = Some(saturating_seconds(secs));
             Ok(())
         },
     },
@@ -198,7 +204,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             if c.move_time.is_some() {
                 bail!("give --move-time or --game-time, not both");
             }
-            c.game_time = Some(secs);
+            c.game_time = Some(saturating_seconds(secs));
             Ok(())
         },
     },
@@ -272,7 +278,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         apply: |c, v| {
             let path = std::path::PathBuf::from(v);
             if path.exists() {
-                crate::formats::book::load(&path)?;
+                crate::book::file::load(&path)?;
             }
             c.book = BookSetting::File(path);
             Ok(())
@@ -337,7 +343,7 @@ impl Config {
                 .find(|spec| spec.names.contains(&name))
                 .ok_or_else(|| {
                     let names = OPTIONS.iter().flat_map(|spec| spec.names.iter().copied());
-                    let hint = crate::cli::suggest::did_you_mean(name, names);
+                    let hint = suggest::did_you_mean(name, names);
                     anyhow!("unknown option '{name}'{hint} (try --help)")
                 })?;
             let value = match (spec.value, inline) {
@@ -384,11 +390,11 @@ mod tests {
         assert_eq!(config.protocol, Some(Protocol::Gtp));
         assert_eq!(config.level, Level::new(8).unwrap());
         assert_eq!(config.hash_mb, 16);
-        assert_eq!(config.move_time, Some(2.5));
+        assert_eq!(config.move_time, Some(Duration::from_millis(2500)));
         assert_eq!(config.game_time, None);
         assert_eq!(
             Config::parse(&["--game-time", "12.5"]).unwrap().game_time,
-            Some(12.5)
+            Some(Duration::from_millis(12_500))
         );
         assert_eq!(
             Config::parse(&["--depth", "3"]).unwrap().level,

@@ -340,7 +340,7 @@ mod tests {
         let start = EvalBundle::shipped().evaluator().evaluate(&Board::start());
         assert!(
             start.discs().abs() <= 2.0,
-            "start position evaluates {start}"
+            "start position evaluates {start:?}"
         );
     }
 

@@ -5,7 +5,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use tsuru::board::{notation, perft, Board};
 use tsuru::cli::output::is_broken_pipe;
-use tsuru::cli::suggest::did_you_mean;
+use tsuru::config::suggest::did_you_mean;
 use tsuru::config::Config;
 use tsuru::lab::tools::{self, Arg, ToolArgs, ToolOption, ToolSpec};
 use tsuru::outln;

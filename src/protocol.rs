@@ -1,8 +1,9 @@
 //! Front ends: stdin/stdout protocols, and choosing one.
 //!
-//! The reader thread ([`input`]) turns stdin into [`input::Input`] events; [`InputQueue`]
-//! hands them to the front end in order, after any lines already consumed while detecting the
-//! protocol. Output goes through [`output::Output`] (ASCII, flushed per line).
+//! The reader thread ([`input`]) turns stdin into [`input::Input`] events sent on the
+//! engine's one event channel, which also carries the search thread's move decisions
+//! ([`Event`]); [`InputQueue`] hands them to the front end in order, after any lines put back
+//! (the line that decided the protocol). Output goes through [`output::Output`] (ASCII, flushed per line).
 //!
 //! Detection (when neither `--nboard` nor `--gtp` is given) looks at the first meaningful
 //! line: `nboard <anything>` selects NBoard; a GTP command name, with or without a leading
@@ -15,52 +16,75 @@ pub mod nboard;
 pub mod output;
 
 use std::collections::VecDeque;
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{self, Receiver, Sender};
 
 use crate::config::Config;
+use crate::session::Decision;
 use input::Input;
 
 /// Which protocol: defined with the command line's settings ([`crate::config`]), where
 /// `--gtp`/`--nboard` choose one, and named here as the protocols' own.
 pub use crate::config::Protocol;
 
-/// The input events of a session, in order: lines put back by detection first, then the
-/// reader thread's.
+/// An event of the engine's one event channel: what the front end waits for.
+#[derive(Debug)]
+pub enum Event {
+    /// From the reader thread: a line, an over-long line or the end of input.
+    Input(Input),
+    /// A move decision that ended on the search thread ([`crate::session::Session::decide`]:
+    /// GTP's `genmove` waits for it here, so that it reads the input while it waits);
+    /// `None` when the search thread ended without one (it panicked).
+    Decided(Option<Decision>),
+}
+
+impl From<Input> for Event {
+    fn from(input: Input) -> Event {
+        Event::Input(input)
+    }
+}
+
+/// The events of a session, in order: events put back (by detection, or by GTP while it
+/// waited for a move) first, then the channel's (the reader thread's lines, the search
+/// thread's decisions).
 pub struct InputQueue {
-    pending: VecDeque<Input>,
-    receiver: Receiver<Input>,
+    pending: VecDeque<Event>,
+    receiver: Receiver<Event>,
+    sender: Sender<Event>,
 }
 
 impl InputQueue {
-    /// A queue over a reader thread's receiver.
-    pub fn new(receiver: Receiver<Input>) -> InputQueue {
+    /// A new channel and its queue; the reader thread sends into [`InputQueue::sender`].
+    pub fn new() -> InputQueue {
+        let (sender, receiver) = mpsc::channel();
         InputQueue {
             pending: VecDeque::new(),
             receiver,
+            sender,
         }
     }
 
-    /// The next event, waiting for it; `Eof` once the input is closed, forever after.
-    pub fn recv(&mut self) -> Input {
-        self.pending
-            .pop_front()
-            .unwrap_or_else(|| self.receiver.recv().unwrap_or(Input::Eof))
+    /// A sender into the queue's channel (for the reader thread and the search thread).
+    pub fn sender(&self) -> Sender<Event> {
+        self.sender.clone()
     }
 
-    /// The next event if one is waiting, without blocking.
-    pub fn try_recv(&mut self) -> Option<Input> {
+    /// The next event, waiting for it. The queue holds a sender itself, so the end of input
+    /// is the reader thread's `Eof`, which every front end takes as `quit`.
+    pub fn recv(&mut self) -> Event {
         self.pending
             .pop_front()
-            .or_else(|| match self.receiver.try_recv() {
-                Ok(event) => Some(event),
-                Err(std::sync::mpsc::TryRecvError::Empty) => None,
-                Err(std::sync::mpsc::TryRecvError::Disconnected) => Some(Input::Eof),
-            })
+            .unwrap_or_else(|| self.receiver.recv().unwrap_or(Event::Input(Input::Eof)))
     }
 
     /// Puts an event back so the next [`InputQueue::recv`] returns it.
-    pub fn push_front(&mut self, event: Input) {
+    pub fn push_front(&mut self, event: Event) {
         self.pending.push_front(event);
+    }
+}
+
+impl Default for InputQueue {
+    fn default() -> InputQueue {
+        InputQueue::new()
     }
 }
 
@@ -72,7 +96,8 @@ pub fn run(config: &Config) -> anyhow::Result<()> {
         // A person typing: say what the engine expects (stderr, so a protocol never sees it).
         eprintln!("{}", TERMINAL_HINT);
     }
-    let mut queue = InputQueue::new(input::spawn_reader(std::io::stdin()));
+    let mut queue = InputQueue::new();
+    input::spawn_reader_into(std::io::stdin(), queue.sender());
     let out = output::Output::stdout();
     let kind = match config.protocol {
         Some(kind) => kind,
@@ -125,15 +150,17 @@ pub fn detect_from(
     let mut hinted = false;
     loop {
         let line = match queue.recv() {
-            Input::Eof => return None,
-            Input::TooLong(prefix) => prefix,
-            Input::Line(line) => {
+            Event::Input(Input::Eof) => return None,
+            Event::Input(Input::TooLong(prefix)) => prefix,
+            Event::Input(Input::Line(line)) => {
                 if let Some(kind) = detect(&line, &is_gtp_command) {
-                    queue.push_front(Input::Line(line));
+                    queue.push_front(Event::Input(Input::Line(line)));
                     return Some(kind);
                 }
                 line
             }
+            // No search runs before a front end does.
+            Event::Decided(_) => continue,
         };
         if !line.split('#').next().unwrap_or("").trim().is_empty() {
             log::warn!(
@@ -172,16 +199,19 @@ mod tests {
 
     #[test]
     fn detection_puts_the_deciding_line_back() {
-        let (sender, receiver) = std::sync::mpsc::channel();
+        let mut queue = InputQueue::new();
+        let sender = queue.sender();
         for line in ["", "garbage", "2 genmove b", "play b f5"] {
-            sender.send(Input::Line(line.into())).unwrap();
+            sender.send(Input::Line(line.into()).into()).unwrap();
         }
-        drop(sender);
-        let mut queue = InputQueue::new(receiver);
+        sender.send(Input::Eof.into()).unwrap();
         assert_eq!(detect_from(&mut queue, gtp), Some(Protocol::Gtp));
-        assert_eq!(queue.recv(), Input::Line("2 genmove b".into()));
-        assert_eq!(queue.recv(), Input::Line("play b f5".into()));
-        assert_eq!(queue.recv(), Input::Eof);
-        assert_eq!(queue.recv(), Input::Eof);
+        let mut next = || match queue.recv() {
+            Event::Input(input) => input,
+            Event::Decided(_) => panic!("no search ran"),
+        };
+        assert_eq!(next(), Input::Line("2 genmove b".into()));
+        assert_eq!(next(), Input::Line("play b f5".into()));
+        assert_eq!(next(), Input::Eof);
     }
 }

@@ -7,6 +7,9 @@
 //! ([`Score::from_discs`], and back with [`Score::rounded_discs`], [`Score::floor_discs`],
 //! [`Score::ceil_discs`]). Scores are bounded: a final disc difference lies in -64..=64, and
 //! evaluations are clamped into the same range.
+//!
+//! The types carry values, not text: each front end writes them in its own form (NBoard's
+//! `+1.23` is in [`crate::protocol::nboard`]); [`Score::discs`] gives the number.
 
 use std::fmt;
 
@@ -114,30 +117,9 @@ impl std::ops::Neg for Score {
     }
 }
 
-impl fmt::Display for Score {
-    /// Discs with a sign and two decimals, as NBoard wants them: `+1.23`, `-0.40`, `+0.00`.
-    /// Never an exponent, NaN or infinity.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let units = self.0.unsigned_abs();
-        let sign = if self.0 < 0 { '-' } else { '+' };
-        let whole = units / UNITS_PER_DISC as u32;
-        let hundredths = (units % UNITS_PER_DISC as u32) * 100 / UNITS_PER_DISC as u32;
-        write!(f, "{sign}{whole}.{hundredths:02}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn formats_for_nboard() {
-        assert_eq!(Score(123).to_string(), "+1.23");
-        assert_eq!(Score(-40).to_string(), "-0.40");
-        assert_eq!(Score(0).to_string(), "+0.00");
-        assert_eq!(Score::from_discs(Discs(-64)).to_string(), "-64.00");
-        assert_eq!(Score::INFINITY.to_string(), "+65.00");
-    }
 
     #[test]
     fn rounding_and_conversion() {

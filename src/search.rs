@@ -45,7 +45,6 @@ pub mod stop;
 pub mod time;
 pub mod tt;
 
-use std::fmt;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -137,18 +136,6 @@ pub enum Depth {
     WinLossDraw,
     /// The exact game-theoretic value.
     Exact,
-}
-
-impl fmt::Display for Depth {
-    /// NBoard depth strings: `12`, `95%` (probable), `100%W`, `100%`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Depth::Plies(n) => write!(f, "{n}"),
-            Depth::Probable(percent) => write!(f, "{percent}%"),
-            Depth::WinLossDraw => f.write_str("100%W"),
-            Depth::Exact => f.write_str("100%"),
-        }
-    }
 }
 
 /// One move with its score and principal variation.

@@ -6,11 +6,15 @@
 //! atomic: a failing one leaves the game exactly as it was. Searches run on the
 //! [`worker::Worker`] thread on a copy of the position, so input keeps being read while the
 //! engine thinks; the transposition table lives in the worker and survives between searches.
+//!
+//! What to play is decided in one place, [`Session::decide`], for both protocols: the game's
+//! end, a forced pass, the book's move, or a search within the level and the clock. The front
+//! end only hears the [`Decision`] through its [`DecisionListener`] and formats it.
 
 pub mod worker;
 
 use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 
@@ -31,13 +35,58 @@ use worker::Worker;
 /// development machine, well within the time NBoard waits for `learned`.
 pub const LEARN_MAX_LEVEL: u32 = 12;
 
+/// What the engine plays in the current position, and how it chose it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decision {
+    /// The game is over: there is no move to play.
+    GameOver,
+    /// The side to move has no legal move and passes.
+    ForcedPass,
+    /// The book's move (chosen within `--book-randomness`, draws valued by the contempt).
+    Book(BookChoice),
+    /// A search's move, with the time from the request to the decision.
+    Searched {
+        /// The search's outcome; `result.best` is the move.
+        result: SearchResult,
+        /// From [`Session::decide`] to the end of the search.
+        elapsed: Duration,
+    },
+}
+
+impl Decision {
+    /// The move decided: `None` when the game is over, `Move::Pass` for a forced pass.
+    pub fn mv(&self) -> Option<Move> {
+        match self {
+            Decision::GameOver => None,
+            Decision::ForcedPass => Some(Move::Pass),
+            Decision::Book(choice) => Some(Move::Play(choice.square)),
+            Decision::Searched { result, .. } => Some(result.best),
+        }
+    }
+}
+
+/// The front end's side of [`Session::decide`]: what it hears while the move is decided.
+pub trait DecisionListener: Send + 'static {
+    /// A search is about to start (on the calling thread, before the search thread runs).
+    fn searching(&mut self) {}
+
+    /// An iteration of the search completed (on the search thread).
+    fn info(&mut self, _info: &SearchInfo) {}
+
+    /// The decision: on the calling thread when no search is needed, else on the search
+    /// thread when the search ends (also when it is stopped: the best move found so far).
+    fn decided(self, decision: Decision)
+    where
+        Self: Sized;
+}
+
 /// A game, its settings and the search thread.
 pub struct Session {
     game: GgfGame,
     level: Level,
-    contempt: i32,
-    move_time: Option<f64>,
-    game_time: Option<f64>,
+    contempt: Discs,
+    move_time: Option<Duration>,
+    game_time: Option<Duration>,
     worker: Worker<Search>,
     /// The opening book, if any, and the file `learn` writes it to.
     book: Option<Book>,
@@ -60,7 +109,7 @@ fn open_book(setting: &BookSetting) -> (Option<Book>, Option<std::path::PathBuf>
     if !path.exists() {
         return (Some(Book::new()), Some(path));
     }
-    match crate::formats::book::load(&path) {
+    match crate::book::file::load(&path) {
         Ok(book) => (Some(book), Some(path)),
         Err(err) => {
             log::error!("{err:#}; playing without a book");
@@ -87,7 +136,7 @@ impl Session {
         Session {
             game: GgfGame::default(),
             level: config.level,
-            contempt: 0,
+            contempt: Discs::ZERO,
             move_time: config.move_time,
             game_time: config.game_time,
             worker: Worker::new(search),
@@ -113,7 +162,7 @@ impl Session {
 
     /// The book's move in the current position (within `--book-randomness` of the best,
     /// draws valued by the contempt), or `None`.
-    pub fn book_move(&mut self) -> Option<BookChoice> {
+    fn book_move(&mut self) -> Option<BookChoice> {
         let board = self.game.board();
         if board.is_game_over() {
             return None;
@@ -220,12 +269,12 @@ impl Session {
     }
 
     /// Draw value for Black in discs as NBoard sends it (stored; see protocol.md).
-    pub fn contempt(&self) -> i32 {
+    pub fn contempt(&self) -> Discs {
         self.contempt
     }
 
     /// Stores NBoard's contempt setting.
-    pub fn set_contempt(&mut self, contempt: i32) {
+    pub fn set_contempt(&mut self, contempt: Discs) {
         self.contempt = contempt;
     }
 
@@ -250,9 +299,10 @@ impl Session {
             };
         }
         match (self.move_time, self.game_time) {
-            (Some(seconds), _) => Clock::PerMove(saturating_seconds(seconds)),
-            (None, Some(seconds)) => Clock::SuddenDeath {
-                left: saturating_seconds(seconds - self.game.seconds_spent(mover)),
+            (Some(per_move), _) => Clock::PerMove(per_move),
+            (None, Some(game)) => Clock::SuddenDeath {
+                // The record's seconds are the GUI's numbers: any of them is clamped here.
+                left: saturating_seconds(game.as_secs_f64() - self.game.seconds_spent(mover)),
                 increment: Duration::ZERO,
             },
             (None, None) => Clock::Unlimited,
@@ -282,6 +332,38 @@ impl Session {
         self.worker.start(move |search, stop| {
             let result = search.iterate(&board, &limits, stop, &mut on_info);
             on_done(result);
+        });
+    }
+
+    /// Decides the move of the side to move, the one decision of both protocols: the game's
+    /// end, a forced pass and the book's move are decided at once (`listener.decided` is
+    /// called before this returns); otherwise a search within the level and the clock starts
+    /// in the background (`listener.searching` first, then `info` after every iteration and
+    /// `decided` at its end, on the search thread). `clock` is the front end's own clock
+    /// (GTP's time control), else [`Session::clock`] applies. A running search is stopped
+    /// first. The game is not changed: the front end plays the move or only reports it.
+    pub fn decide(&mut self, clock: Option<Clock>, mut listener: impl DecisionListener) {
+        self.stop();
+        let started = Instant::now();
+        let board = self.board();
+        if board.is_game_over() {
+            return listener.decided(Decision::GameOver);
+        }
+        if board.must_pass() {
+            return listener.decided(Decision::ForcedPass);
+        }
+        if let Some(choice) = self.book_move() {
+            return listener.decided(Decision::Book(choice));
+        }
+        let limits = self.move_limits(clock);
+        listener.searching();
+        let board = self.board().clone();
+        self.worker.start(move |search, stop| {
+            let result = search.iterate(&board, &limits, stop, &mut |info| listener.info(info));
+            listener.decided(Decision::Searched {
+                result,
+                elapsed: started.elapsed(),
+            });
         });
     }
 
@@ -374,7 +456,7 @@ mod tests {
     #[test]
     fn game_time_is_a_clock_less_the_movers_recorded_seconds() {
         let mut session = Session::new(&Config {
-            game_time: Some(10.0),
+            game_time: Some(Duration::from_secs(10)),
             ..Config::default()
         });
         let sudden_death = |seconds: f64| Clock::SuddenDeath {

@@ -11,8 +11,8 @@ use common::nboard::check_line;
 use common::run_tsuru as tsuru;
 use common::{gtp, Engine, Stream, START_BO, TIMEOUT, TSURU};
 use tsuru::board::{notation, Board, Move};
+use tsuru::book::file;
 use tsuru::book::{Book, BookMove, Entry, Key};
-use tsuru::formats::book as file;
 use tsuru::rng::Rng;
 use tsuru::score::Discs;
 

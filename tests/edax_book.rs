@@ -231,7 +231,7 @@ fn merge_the_sample_into_the_user_book() {
         shared("sample-edax.book.dat").to_str().unwrap(),
     ]);
     assert!(said.contains("merged into the per-user book"), "{said}");
-    let user = tsuru::formats::book::load(&xdg().join("tsuru/book")).unwrap();
+    let user = tsuru::book::file::load(&xdg().join("tsuru/book")).unwrap();
     let (sample, _) = edax::load(&shared("sample-edax.book.dat")).unwrap();
     let shipped = tsuru::book::shipped().unwrap();
     for (key, _) in sample.sorted().into_iter().chain(shipped.sorted()) {
@@ -265,7 +265,7 @@ fn merge_joins_books_on_the_command_line() {
     );
     let said = tsuru(&["book", "merge", o, t, "--out", a, "--depth", "1"]);
     assert!(said.starts_with("2 books merged"), "{said}");
-    let load = |p: &PathBuf| tsuru::formats::book::load(p).unwrap();
+    let load = |p: &PathBuf| tsuru::book::file::load(p).unwrap();
     let (one_book, two_book, merged) = (load(&one), load(&two), load(&all));
     let start = Key::of(&Board::start()).0;
     assert_eq!(

@@ -209,6 +209,19 @@ fn tsuru_against_itself_over_gtp_and_nboard() {
         .any(|l| l.starts_with("gtp[") && l.ends_with("> go")));
     let results = std::fs::read_to_string(dir.join("results.txt")).unwrap();
     assert_eq!(results, stdout);
+    // The record describes itself: the referee, each engine's command line, the settings.
+    let description = std::fs::read_to_string(dir.join("match.txt")).unwrap();
+    assert!(
+        description.starts_with("# tsuru match record, started"),
+        "{description}"
+    );
+    assert!(description.contains(&format!(
+        "engine 1: gtp = {TSURU} --no-book --gtp --depth 1 (protocol: detected at the start)"
+    )));
+    assert!(description.contains(&format!("engine 2: nboard = {TSURU} --no-book")));
+    assert!(description.contains("games: 6\n"));
+    assert!(description.contains("seed 11"));
+    assert!(description.contains("concurrency: 2\n"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -389,7 +389,10 @@ fn a_solve_reports_probable_passes_and_a_stopped_one_answers_with_the_last() {
     assert_eq!(result.depth, Depth::Exact);
     assert_eq!(result.score, Score::from_discs(Discs(38)));
     assert!(result.completed);
-    assert_eq!(Depth::Probable(95).to_string(), "95%");
+    assert_eq!(
+        tsuru::protocol::nboard::depth_text(Depth::Probable(95)),
+        "95%"
+    );
 
     // Raising the stop flag when the 87 % pass is reported ends the solve there: its answer
     // stands, marked as not completed.

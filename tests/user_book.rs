@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use common::{run_tsuru, Engine, START_BO, TIMEOUT};
 use tsuru::board::{Board, Color, Move};
+use tsuru::book::file;
 use tsuru::book::Key;
-use tsuru::formats::book as file;
 use tsuru::rng::Rng;
 
 /// A fresh data folder for one test.
@@ -210,7 +210,7 @@ fn two_engines_learning_into_one_book_lose_no_game() {
 fn a_kill_during_learn_loses_at_most_that_game() {
     let home = data_home("kill");
     let book_path = book_file(&home);
-    let temp = file::temp_path(&book_path);
+    let temp = tsuru::formats::book::temp_path(&book_path);
     let mut rng = Rng::new(13);
     let mut kept: Vec<Vec<Move>> = Vec::new();
     let mut mid_write = 0;

@@ -8,7 +8,7 @@
 //! Learning into a book file ([`learn_into`], also for `--book FILE`) takes an exclusive
 //! advisory lock on `FILE.lock` (the operating system's file lock, released when the process
 //! ends however it ends), reads the file afresh, adds the game, writes the book to a
-//! temporary file, flushes it and renames it over the book ([`crate::formats::book::save`]),
+//! temporary file, flushes it and renames it over the book ([`crate::book::file::save`]),
 //! and lets the lock go. Two engines learning into one book at once therefore each add
 //! their game to the other's, and a process killed at any moment leaves the previous book
 //! or the new one whole: at most the game being learnt is lost.
@@ -21,7 +21,7 @@ use anyhow::{bail, Context, Result};
 use super::learn::{Learned, Valuer};
 use super::Book;
 use crate::board::{Board, Move};
-use crate::formats::book as file;
+use crate::book::file;
 
 /// The per-user book's file, from the environment (`XDG_DATA_HOME`, else `HOME`); an error
 /// when neither names an absolute folder.

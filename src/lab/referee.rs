@@ -56,14 +56,14 @@ pub struct Limits {
     /// Midgame depth, sent to NBoard engines with `set depth` (GTP has no such command: give
     /// it on a GTP engine's command line).
     pub depth: Option<Level>,
-    /// Seconds per move.
-    pub move_time: Option<f64>,
-    /// Seconds per game and player (a sudden-death clock).
-    pub game_time: Option<f64>,
+    /// Time per move.
+    pub move_time: Option<Duration>,
+    /// Time per game and player (a sudden-death clock).
+    pub game_time: Option<Duration>,
     /// Longest wait for any answer that no clock bounds (depth-only games, set-up commands).
-    pub timeout: f64,
+    pub timeout: Duration,
     /// Lag allowed beyond a clock before an engine loses on time.
-    pub margin: f64,
+    pub margin: Duration,
 }
 
 impl Default for Limits {
@@ -72,8 +72,8 @@ impl Default for Limits {
             depth: None,
             move_time: None,
             game_time: None,
-            timeout: 300.0,
-            margin: 1.0,
+            timeout: Duration::from_secs(300),
+            margin: Duration::from_secs(1),
         }
     }
 }
@@ -157,8 +157,8 @@ pub trait Player: Send {
 pub struct MoveRequest<'a> {
     /// The game so far, as the referee keeps it (start position, every move with its time).
     pub game: &'a crate::formats::ggf::GgfGame,
-    /// Seconds left on the mover's clock in a timed game.
-    pub time_left: Option<f64>,
+    /// Time left on the mover's clock in a timed game (zero when it ran over).
+    pub time_left: Option<Duration>,
     /// The limits of the match.
     pub limits: &'a Limits,
     /// When the referee stops waiting for the answer.
@@ -182,10 +182,10 @@ pub fn connect(
 /// Finds out which protocol an engine speaks: sends `nboard 2` and `ping 1`. An NBoard engine
 /// answers `pong 1`; a GTP engine answers `=` or `?` to the first line. Anything else within
 /// `timeout` seconds is an error.
-pub fn detect_protocol(spec: &EngineSpec, log: &EngineLog, timeout: f64) -> Result<Protocol> {
+pub fn detect_protocol(spec: &EngineSpec, log: &EngineLog, timeout: Duration) -> Result<Protocol> {
     let mut process = EngineProcess::spawn(spec, log)
         .map_err(|fault| anyhow::anyhow!("{}: {}", spec.name, fault))?;
-    let deadline = Instant::now() + Duration::from_secs_f64(timeout);
+    let deadline = Instant::now() + timeout;
     let probe = (|| -> Result<Protocol, Fault> {
         process.send("nboard 2")?;
         process.send("ping 1")?;
@@ -348,7 +348,11 @@ pub fn run_match(
         *slot = match spec.protocol {
             Some(protocol) => protocol,
             None => {
-                let protocol = detect_protocol(spec, log, config.limits.timeout.min(30.0))?;
+                let protocol = detect_protocol(
+                    spec,
+                    log,
+                    config.limits.timeout.min(Duration::from_secs(30)),
+                )?;
                 log::info!("{} speaks {}", spec.name, protocol);
                 protocol
             }

@@ -11,20 +11,19 @@
 //! to move has no legal move, by first recording that side's pass (Quarry and GRhino never
 //! send passes). Anything else is refused with the state untouched.
 
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
 use super::input::Input;
 use super::output::Output;
-use super::InputQueue;
+use super::{Event, InputQueue};
 use crate::board::{notation, Board, Color, Move};
 use crate::config::Config;
 use crate::formats::ggf::GgfMove;
 use crate::search::time::{saturating_seconds, Clock};
-use crate::search::{SearchLimits, SearchResult};
-use crate::session::Session;
+use crate::session::{Decision, DecisionListener, Session};
 
 /// One GTP command: its name, its arguments (for the help text), a description and the
 /// function that carries it out.
@@ -266,7 +265,7 @@ impl TimeControl {
     }
 }
 
-/// A `genmove` whose search runs in the background.
+/// A `genmove` whose move is being decided (its answer waits for the decision).
 struct PendingMove {
     /// The command's id, for the response.
     id: String,
@@ -275,16 +274,38 @@ struct PendingMove {
     commit: bool,
     /// Whether a forced pass of the other side was recorded to bring `color` to move.
     inserted: bool,
+    /// When the command was taken up: a searched move's time runs to its answer.
     started: Instant,
-    result: Receiver<SearchResult>,
+}
+
+/// How GTP hears a move decision: it posts it on the event channel, where the loop that
+/// reads the input waits for it. Dropped without a decision (the search thread panicked), it
+/// posts `None`, so the wait always ends.
+struct PostDecision(Option<Sender<Event>>);
+
+impl DecisionListener for PostDecision {
+    fn decided(mut self, decision: Decision) {
+        if let Some(events) = self.0.take() {
+            // The receiver only goes away when the engine is exiting.
+            let _ = events.send(Event::Decided(Some(decision)));
+        }
+    }
+}
+
+impl Drop for PostDecision {
+    fn drop(&mut self) {
+        if let Some(events) = self.0.take() {
+            let _ = events.send(Event::Decided(None));
+        }
+    }
 }
 
 /// What a command line leads to.
 enum Outcome {
     /// The full response, to print now.
     Reply(String),
-    /// A search was started; the response comes when it ends.
-    Searching(PendingMove),
+    /// A move is being decided; the response comes with the decision.
+    Deciding(PendingMove),
 }
 
 /// The GTP front end's state.
@@ -292,35 +313,38 @@ pub struct Gtp {
     session: Session,
     time: TimeControl,
     quit: bool,
+    /// Where a `genmove`'s decision is posted: the event channel of the input.
+    events: Sender<Event>,
 }
 
-/// How often a `genmove` in progress looks at the input for `quit` or its end.
-const INPUT_POLL: Duration = Duration::from_millis(1);
-
 /// Runs the GTP loop until `quit` or end of input. `genmove` searches in the background while
-/// this loop keeps reading: `quit` or the end of input stops the search at once (the move
-/// found so far is answered first, then `quit`); other commands wait for the move, in order.
+/// this loop keeps reading the event channel: `quit` or the end of input stops the search at
+/// once (the move found so far is answered first, then `quit`); other commands wait for the
+/// move, in order.
 pub fn run(config: &Config, queue: &mut InputQueue, out: &Output) -> Result<()> {
     let mut gtp = Gtp {
         session: Session::new(config),
         time: TimeControl::default(),
         quit: false,
+        events: queue.sender(),
     };
     while !gtp.quit {
         let line = match queue.recv() {
-            Input::Eof => break,
-            Input::TooLong(prefix) => {
+            Event::Input(Input::Eof) => break,
+            Event::Input(Input::TooLong(prefix)) => {
                 out.line(&format!("?{} line too long\n", leading_id(&prefix)));
                 continue;
             }
-            Input::Line(line) => line,
+            Event::Input(Input::Line(line)) => line,
+            // Every decision is waited for where its `genmove` started it.
+            Event::Decided(_) => continue,
         };
         match gtp.execute_line(&line) {
             None => {}
             Some(Outcome::Reply(response)) => out.line(&response),
-            Some(Outcome::Searching(pending)) => {
-                let result = gtp.wait_for_search(&pending, queue);
-                out.line(&gtp.finish_genmove(pending, result));
+            Some(Outcome::Deciding(pending)) => {
+                let decision = gtp.wait_for_decision(queue);
+                out.line(&gtp.finish_genmove(pending, decision));
             }
         }
     }
@@ -369,85 +393,82 @@ fn is_quit(line: &str) -> bool {
 }
 
 impl Gtp {
-    /// Carries out one input line and waits for any search it starts; returns the full
-    /// response (with its terminating empty line) or `None` for an empty or comment line.
-    pub fn execute(&mut self, line: &str) -> Option<String> {
-        match self.execute_line(line)? {
-            Outcome::Reply(response) => Some(response),
-            Outcome::Searching(pending) => {
-                let result = pending.result.recv().ok();
-                Some(self.finish_genmove(pending, result))
-            }
-        }
-    }
-
-    /// Waits for a background `genmove` while watching the input: `quit` and the end of
-    /// input stop the search (and are put back to be handled after the move is answered);
-    /// any other line waits its turn. `None` if the search thread ended without a result.
-    fn wait_for_search(
-        &mut self,
-        pending: &PendingMove,
-        queue: &mut InputQueue,
-    ) -> Option<SearchResult> {
+    /// Waits on the event channel for the decision of a `genmove` while reading the input:
+    /// `quit` and the end of input stop the search (and are put back to be handled after the
+    /// move is answered); any other line waits its turn. `None` if the search thread ended
+    /// without a decision.
+    fn wait_for_decision(&mut self, queue: &mut InputQueue) -> Option<Decision> {
         let mut waiting = Vec::new();
-        let result = loop {
-            match pending.result.recv_timeout(INPUT_POLL) {
-                Ok(result) => break Some(result),
-                Err(RecvTimeoutError::Disconnected) => break None,
-                Err(RecvTimeoutError::Timeout) => {}
-            }
-            if let Some(event) = queue.try_recv() {
-                let ends = match &event {
-                    Input::Eof => true,
-                    Input::Line(line) => is_quit(line),
-                    Input::TooLong(_) => false,
-                };
-                waiting.push(event);
-                if ends {
-                    self.session.stop();
+        let decision = loop {
+            match queue.recv() {
+                Event::Decided(decision) => break decision,
+                Event::Input(input) => {
+                    let ends = match &input {
+                        Input::Eof => true,
+                        Input::Line(line) => is_quit(line),
+                        Input::TooLong(_) => false,
+                    };
+                    waiting.push(Event::Input(input));
+                    if ends {
+                        self.session.stop();
+                    }
                 }
             }
         };
         for event in waiting.into_iter().rev() {
             queue.push_front(event);
         }
-        result
+        decision
     }
 
-    /// The response to a `genmove` once its search has ended: plays the move (for
-    /// `genmove`) or takes back an inserted pass (for `reg_genmove`).
-    fn finish_genmove(&mut self, pending: PendingMove, result: Option<SearchResult>) -> String {
-        let spent = pending.started.elapsed();
-        let spent_total = &mut self.time.spent[pending.color.index()];
-        *spent_total = spent_total.saturating_add(spent);
-        let mv = match result {
-            Some(result) => {
+    /// The response to a `genmove` once its move is decided: plays the move (for `genmove`)
+    /// or takes back an inserted pass (for `reg_genmove`).
+    fn finish_genmove(&mut self, pending: PendingMove, decision: Option<Decision>) -> String {
+        let color = pending.color;
+        let played = match decision {
+            Some(Decision::GameOver) => return format_reply(&pending.id, Ok("pass".into())),
+            Some(Decision::ForcedPass) => GgfMove::bare(Move::Pass),
+            Some(Decision::Book(choice)) => {
                 log::info!(
-                    "genmove {}: {} score {} depth {} nodes {}",
-                    pending.color,
+                    "genmove {color}: {} from the book ({:+})",
+                    choice.square,
+                    choice.value
+                );
+                GgfMove::bare(Move::Play(choice.square))
+            }
+            Some(Decision::Searched { result, .. }) => {
+                // From the command to its answer, as the controller's clock counts it (the
+                // decision's own time ends on the search thread, a little earlier).
+                let elapsed = pending.started.elapsed();
+                let spent_total = &mut self.time.spent[color.index()];
+                *spent_total = spent_total.saturating_add(elapsed);
+                log::info!(
+                    "genmove {color}: {} score {:+.2} depth {:?} nodes {}",
                     result.best,
-                    result.score,
+                    result.score.discs(),
                     result.depth,
                     result.nodes
                 );
-                result.best
+                // The move keeps its time in the record: `--game-time` spends the clock it
+                // leaves.
+                GgfMove {
+                    seconds: Some(elapsed.as_secs_f64()),
+                    ..GgfMove::bare(result.best)
+                }
             }
-            // Unreachable in practice (the search thread always reports); answer a legal
+            // Unreachable in practice (the search thread always decides); answer a legal
             // move all the same.
-            None => crate::board::bits::squares(self.session.board().legal_moves())
-                .next()
-                .map_or(Move::Pass, Move::Play),
-        };
-        // The move keeps its time in the record: `--game-time` spends the clock it leaves.
-        let played = GgfMove {
-            seconds: Some(spent.as_secs_f64()),
-            ..GgfMove::bare(mv)
+            None => GgfMove::bare(
+                crate::board::bits::squares(self.session.board().legal_moves())
+                    .next()
+                    .map_or(Move::Pass, Move::Play),
+            ),
         };
         let reply = finish_move(&mut self.session, played, pending.commit, pending.inserted);
         format_reply(&pending.id, reply)
     }
 
-    /// Carries out one input line; a `genmove` only starts its search.
+    /// Carries out one input line; a `genmove` only starts deciding its move.
     fn execute_line(&mut self, line: &str) -> Option<Outcome> {
         let CommandLine { id, name, args } = CommandLine::parse(line)?;
         let Some(name) = name else {
@@ -469,12 +490,14 @@ impl Gtp {
 
     /// The limits of a `genmove` for `color`: the level, and the controller's clock if it
     /// set one, else the session's (`--move-time`).
-    fn move_limits(&self, color: Color) -> SearchLimits {
+    #[cfg(test)]
+    fn move_limits(&self, color: Color) -> crate::search::SearchLimits {
         self.session.move_limits(self.time.clock(color))
     }
 
-    /// Starts a `genmove`: answers at once when no search is needed (game over, forced
-    /// pass), else starts the search in the background.
+    /// Starts a `genmove`: brings `color` to move (recording a forced pass of the other
+    /// side) and asks the session for its decision ([`Session::decide`]) with the
+    /// controller's clock, which comes back on the event channel.
     fn start_genmove(
         &mut self,
         id: String,
@@ -482,51 +505,20 @@ impl Gtp {
         commit: bool,
     ) -> std::result::Result<Outcome, String> {
         let color = parse_color(args)?;
-        if self.session.board().is_game_over() {
-            return Ok(Outcome::Reply(format_reply(&id, Ok("pass".into()))));
-        }
-        let inserted = bring_to_move(&mut self.session, color)?;
-        if self.session.board().must_pass() {
-            let reply = finish_move(
-                &mut self.session,
-                GgfMove::bare(Move::Pass),
-                commit,
-                inserted,
-            );
-            return Ok(Outcome::Reply(format_reply(&id, reply)));
-        }
-        if let Some(choice) = self.session.book_move() {
-            log::info!(
-                "genmove {color}: {} from the book ({:+})",
-                choice.square,
-                choice.value
-            );
-            let reply = finish_move(
-                &mut self.session,
-                GgfMove::bare(Move::Play(choice.square)),
-                commit,
-                inserted,
-            );
-            return Ok(Outcome::Reply(format_reply(&id, reply)));
-        }
-        let limits = self.move_limits(color);
-        let (sender, result) = mpsc::channel();
         let started = Instant::now();
-        self.session.start_search(
-            limits,
-            |_| {},
-            move |result| {
-                // The receiver only goes away when the engine is exiting.
-                let _ = sender.send(result);
-            },
-        );
-        Ok(Outcome::Searching(PendingMove {
+        let inserted = if self.session.board().is_game_over() {
+            false
+        } else {
+            bring_to_move(&mut self.session, color)?
+        };
+        let listener = PostDecision(Some(self.events.clone()));
+        self.session.decide(self.time.clock(color), listener);
+        Ok(Outcome::Deciding(PendingMove {
             id,
             color,
             commit,
             inserted,
             started,
-            result,
         }))
     }
 }
@@ -761,17 +753,83 @@ mod tests {
     use super::*;
     use crate::search::{Level, TimeBudget};
 
-    fn gtp() -> Gtp {
-        Gtp {
-            session: Session::new(&Config {
-                level: Level::new(2).unwrap(),
-                hash_mb: 2,
-                // Searches, whatever book ships.
-                book: crate::config::BookSetting::Off,
-                ..Config::default()
-            }),
-            time: TimeControl::default(),
-            quit: false,
+    /// A GTP front end with its event channel, driven one line at a time.
+    struct Harness {
+        gtp: Gtp,
+        queue: InputQueue,
+    }
+
+    impl Harness {
+        fn new(config: &Config) -> Harness {
+            let queue = InputQueue::new();
+            Harness {
+                gtp: Gtp {
+                    session: Session::new(config),
+                    time: TimeControl::default(),
+                    quit: false,
+                    events: queue.sender(),
+                },
+                queue,
+            }
+        }
+
+        /// Carries out one input line and waits for a move it decides; the full response
+        /// (with its terminating empty line), or `None` for an empty or comment line.
+        fn execute(&mut self, line: &str) -> Option<String> {
+            match self.gtp.execute_line(line)? {
+                Outcome::Reply(response) => Some(response),
+                Outcome::Deciding(pending) => {
+                    let decision = self.gtp.wait_for_decision(&mut self.queue);
+                    Some(self.gtp.finish_genmove(pending, decision))
+                }
+            }
+        }
+    }
+
+    impl std::ops::Deref for Harness {
+        type Target = Gtp;
+        fn deref(&self) -> &Gtp {
+            &self.gtp
+        }
+    }
+
+    fn gtp() -> Harness {
+        Harness::new(&Config {
+            level: Level::new(2).unwrap(),
+            hash_mb: 2,
+            // Searches, whatever book ships.
+            book: crate::config::BookSetting::Off,
+            ..Config::default()
+        })
+    }
+
+    #[test]
+    fn genmove_answers_every_kind_of_decision() {
+        let mut g = gtp();
+        // A search: the move is played and its time counted.
+        let reply = g.execute("1 genmove b").unwrap();
+        assert!(
+            reply.starts_with("=1 ") && reply.ends_with("\n"),
+            "{reply:?}"
+        );
+        assert_eq!(g.session.game().moves().len(), 1);
+        assert!(g.time.spent[Color::Black.index()] > Duration::ZERO);
+        // reg_genmove reports without playing.
+        assert!(g.execute("reg_genmove w").unwrap().starts_with("= "));
+        assert_eq!(g.session.game().moves().len(), 1);
+        // A finished game: pass, nothing recorded.
+        let full = format!("(;GM[Othello]TY[8]BO[8 {} *];)", "*".repeat(64));
+        let game = crate::formats::ggf::GgfGame::parse(&full).unwrap();
+        g.gtp.session.set_game(game);
+        assert_eq!(g.execute("genmove w").unwrap(), "= pass\n");
+        // Lines read while a move is decided wait their turn, in order.
+        g.execute("clear_board").unwrap();
+        let sender = g.queue.sender();
+        sender.send(Input::Line("name".into()).into()).unwrap();
+        assert!(g.execute("genmove b").unwrap().starts_with("= "));
+        match g.queue.recv() {
+            Event::Input(Input::Line(line)) => assert_eq!(line, "name"),
+            other => panic!("{other:?}"),
         }
     }
 
@@ -840,18 +898,14 @@ mod tests {
 
     #[test]
     fn move_time_bounds_genmove_unless_the_controller_sets_a_clock() {
-        let mut g = Gtp {
-            session: Session::new(&Config {
-                level: Level::new(60).unwrap(),
-                move_time: Some(0.25),
-                hash_mb: 2,
-                // Searches, whatever book ships.
-                book: crate::config::BookSetting::Off,
-                ..Config::default()
-            }),
-            time: TimeControl::default(),
-            quit: false,
-        };
+        let mut g = Harness::new(&Config {
+            level: Level::new(60).unwrap(),
+            move_time: Some(Duration::from_millis(250)),
+            hash_mb: 2,
+            // Searches, whatever book ships.
+            book: crate::config::BookSetting::Off,
+            ..Config::default()
+        });
         let per_move = Some(TimeBudget::per_move(Duration::from_millis(250)));
         assert_eq!(g.move_limits(Color::Black).time, per_move);
         assert_eq!(g.execute("time_settings 0 1 0").unwrap(), "=\n");

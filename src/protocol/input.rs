@@ -7,7 +7,7 @@
 //! delivered as [`Input::Eof`], which both protocols treat as `quit`.
 
 use std::io::{BufRead, Read};
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread;
 
 /// Longest accepted input line in bytes; longer lines are dropped (a GGF game of 60 moves
@@ -32,6 +32,18 @@ pub enum Input {
 /// returned receiver. The thread ends after `Eof` or when the receiver is dropped.
 pub fn spawn_reader<R: Read + Send + 'static>(source: R) -> Receiver<Input> {
     let (sender, receiver) = mpsc::channel();
+    spawn_reader_into(source, sender);
+    receiver
+}
+
+/// Starts a thread that reads `source` line by line and sends each line, then `Eof`, into
+/// `sender`'s channel as a `T` (the engine's event channel carries other events beside the
+/// input). The thread ends after `Eof` or when the receiver is dropped.
+pub fn spawn_reader_into<R, T>(source: R, sender: Sender<T>)
+where
+    R: Read + Send + 'static,
+    T: From<Input> + Send + 'static,
+{
     thread::Builder::new()
         .name("stdin-reader".into())
         .spawn(move || {
@@ -39,13 +51,12 @@ pub fn spawn_reader<R: Read + Send + 'static>(source: R) -> Receiver<Input> {
             loop {
                 let event = read_line(&mut reader);
                 let eof = event == Input::Eof;
-                if sender.send(event).is_err() || eof {
+                if sender.send(T::from(event)).is_err() || eof {
                     break;
                 }
             }
         })
         .expect("spawning the input thread");
-    receiver
 }
 
 /// Reads one line (see the module doc for the rules).

@@ -5,20 +5,18 @@
 //! and waits for it, so nothing about an old request can follow a newer `pong`. Unknown or
 //! malformed lines are logged on stderr and ignored; a failed command changes nothing.
 
-use std::time::Instant;
-
 use anyhow::{anyhow, bail, Context, Result};
 
 use super::input::Input;
 use super::output::Output;
-use super::InputQueue;
+use super::{Event, InputQueue};
 use crate::board::Move;
 use crate::book::BookChoice;
 use crate::config::Config;
 use crate::formats::ggf::{parse_move_token, GgfGame};
-use crate::score::Score;
+use crate::score::{Discs, Score, UNITS_PER_DISC};
 use crate::search::{Depth, Level, PvLine, SearchInfo};
-use crate::session::Session;
+use crate::session::{Decision, DecisionListener, Session};
 
 /// The name sent with `set myname` (one token, as NBoard keeps only the first word).
 pub const ENGINE_NAME: &str = "tsuru";
@@ -28,15 +26,17 @@ pub fn run(config: &Config, queue: &mut InputQueue, out: &Output) -> Result<()> 
     let mut session = Session::new(config);
     loop {
         let line = match queue.recv() {
-            Input::Eof => break,
-            Input::TooLong(prefix) => {
+            Event::Input(Input::Eof) => break,
+            Event::Input(Input::TooLong(prefix)) => {
                 log::warn!(
                     "ignored an over-long line starting \"{}\"",
                     super::output::escape(&prefix)
                 );
                 continue;
             }
-            Input::Line(line) => line,
+            Event::Input(Input::Line(line)) => line,
+            // NBoard's decisions print from the search thread; none comes here.
+            Event::Decided(_) => continue,
         };
         let line = line.trim();
         if line.is_empty() {
@@ -122,10 +122,33 @@ fn set(session: &mut Session, rest: &str) -> Result<()> {
             Ok(())
         }
         "contempt" => {
-            session.set_contempt(value.parse().context("contempt needs a number")?);
+            let discs: i32 = value.parse().context("contempt needs a number")?;
+            session.set_contempt(Discs(discs));
             Ok(())
         }
         _ => bail!("unknown setting {name:?}"),
+    }
+}
+
+/// A score as NBoard reads it: discs with a sign and two decimals (`+1.23`, `-0.40`,
+/// `+0.00`); never an exponent, NaN or infinity.
+pub fn score_text(score: Score) -> String {
+    let units = score.0.unsigned_abs();
+    let per_disc = UNITS_PER_DISC.unsigned_abs();
+    let sign = if score.0 < 0 { '-' } else { '+' };
+    let whole = units / per_disc;
+    let hundredths = (units % per_disc) * 100 / per_disc;
+    format!("{sign}{whole}.{hundredths:02}")
+}
+
+/// A depth as NBoard reads it: `12` plies, `95%` (a probable solve), `100%W` (win, loss or
+/// draw proven), `100%` (exact).
+pub fn depth_text(depth: Depth) -> String {
+    match depth {
+        Depth::Plies(n) => n.to_string(),
+        Depth::Probable(percent) => format!("{percent}%"),
+        Depth::WinLossDraw => "100%W".into(),
+        Depth::Exact => "100%".into(),
     }
 }
 
@@ -135,7 +158,12 @@ pub fn pv_token(pv: &[Move]) -> String {
 }
 
 fn search_line(line: &PvLine, depth: Depth) -> String {
-    format!("search {} {} 0 {}", pv_token(&line.pv), line.score, depth)
+    format!(
+        "search {} {} 0 {}",
+        pv_token(&line.pv),
+        score_text(line.score),
+        depth_text(depth)
+    )
 }
 
 /// A `book` line: the move's book line as the PV, its value, the games through it and the
@@ -144,7 +172,7 @@ fn book_line(session: &Session, choice: &BookChoice) -> String {
     format!(
         "book {} {} {} {}",
         pv_token(&session.book_line(choice.square)),
-        Score::from_discs(choice.value),
+        score_text(Score::from_discs(choice.value)),
         choice.games,
         choice.depth
     )
@@ -201,47 +229,50 @@ fn hint(session: &mut Session, n: usize, out: &Output) {
     );
 }
 
-/// `go`: the book's move at once in a book position, else choose a move within the level
-/// and the clock; reported, not played.
+/// `go`: the session's decision ([`Session::decide`]) reported, not played: `status game
+/// over`, `=== PA` for a forced pass, the book's move at once, or a search's lines and then
+/// its move.
 fn go(session: &mut Session, out: &Output) {
-    let board = session.board();
-    if board.is_game_over() {
-        out.line("status game over");
-        return;
+    session.decide(None, Go { out: out.clone() });
+}
+
+/// How NBoard hears a move decision: every line it prints.
+struct Go {
+    out: Output,
+}
+
+impl DecisionListener for Go {
+    fn searching(&mut self) {
+        self.out.line("status Thinking");
     }
-    if board.must_pass() {
-        out.line("=== PA");
-        return;
+
+    fn info(&mut self, info: &SearchInfo) {
+        if let Some(line) = info.lines.first() {
+            self.out.line(&search_line(line, info.depth));
+        }
     }
-    if let Some(choice) = session.book_move() {
-        out.line(&format!(
-            "=== {}/{}/0.00",
-            choice.square,
-            Score::from_discs(choice.value)
-        ));
-        return;
-    }
-    let limits = session.move_limits(None);
-    let started = Instant::now();
-    out.line("status Thinking");
-    let info_out = out.clone();
-    let done_out = out.clone();
-    session.start_search(
-        limits,
-        move |info: &SearchInfo| {
-            if let Some(line) = info.lines.first() {
-                info_out.line(&search_line(line, info.depth));
+
+    fn decided(self, decision: Decision) {
+        match decision {
+            Decision::GameOver => self.out.line("status game over"),
+            Decision::ForcedPass => self.out.line("=== PA"),
+            Decision::Book(choice) => self.out.line(&format!(
+                "=== {}/{}/0.00",
+                choice.square,
+                score_text(Score::from_discs(choice.value))
+            )),
+            Decision::Searched { result, elapsed } => {
+                self.out
+                    .line(&nodestats(result.nodes, result.elapsed.as_secs_f64()));
+                self.out.line(&format!(
+                    "=== {}/{}/{:.2}",
+                    result.best,
+                    score_text(result.score),
+                    elapsed.as_secs_f64()
+                ));
             }
-        },
-        move |result| {
-            let seconds = started.elapsed().as_secs_f64();
-            done_out.line(&nodestats(result.nodes, result.elapsed.as_secs_f64()));
-            done_out.line(&format!(
-                "=== {}/{}/{:.2}",
-                result.best, result.score, seconds
-            ));
-        },
-    );
+        }
+    }
 }
 
 /// `analyze`: the value of every position of the game from Black's point of view, from the
@@ -252,7 +283,7 @@ fn analyze(session: &mut Session, out: &Output) {
     let line_out = out.clone();
     let done_out = out.clone();
     session.start_analysis(
-        move |made, black: Score| line_out.line(&format!("analysis {made} {black}")),
+        move |made, black: Score| line_out.line(&format!("analysis {made} {}", score_text(black))),
         move |_| done_out.line("status"),
     );
 }
@@ -260,6 +291,19 @@ fn analyze(session: &mut Session, out: &Output) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scores_and_depths_in_nboard_form() {
+        assert_eq!(score_text(Score(123)), "+1.23");
+        assert_eq!(score_text(Score(-40)), "-0.40");
+        assert_eq!(score_text(Score(0)), "+0.00");
+        assert_eq!(score_text(Score::from_discs(Discs(-64))), "-64.00");
+        assert_eq!(score_text(Score::INFINITY), "+65.00");
+        assert_eq!(depth_text(Depth::Plies(12)), "12");
+        assert_eq!(depth_text(Depth::Probable(95)), "95%");
+        assert_eq!(depth_text(Depth::WinLossDraw), "100%W");
+        assert_eq!(depth_text(Depth::Exact), "100%");
+    }
 
     #[test]
     fn pv_tokens_have_no_spaces() {

@@ -52,7 +52,7 @@ fn new_record(names: [&str; 2], opening: &[Move], limits: &Limits) -> GgfGame {
     ];
     if let Some(main) = limits.game_time {
         let clock = Clock {
-            main,
+            main: main.as_secs_f64(),
             increment: 0.0,
             grace: 0.0,
         };
@@ -109,14 +109,14 @@ pub fn play_game(
     limits: &Limits,
 ) -> GameOutcome {
     let mut record = new_record(names, opening, limits);
-    let setup_deadline = Instant::now() + Duration::from_secs_f64(limits.timeout);
+    let setup_deadline = Instant::now() + limits.timeout;
     if let Err(fault) = black.new_game(setup_deadline) {
         return finish(record, Some((Color::Black, fault)));
     }
     if let Err(fault) = white.new_game(setup_deadline) {
         return finish(record, Some((Color::White, fault)));
     }
-    let mut used = [0.0f64; 2];
+    let mut used = [Duration::ZERO; 2];
     while !record.board().is_game_over() {
         let mover = record.board().side_to_move();
         if record.board().must_pass() {
@@ -129,16 +129,18 @@ pub fn play_game(
                 .expect("forced pass");
             continue;
         }
-        let time_left = limits.game_time.map(|main| main - used[mover.index()]);
+        let time_left = limits
+            .game_time
+            .map(|main| main.saturating_sub(used[mover.index()]));
         let allowance = time_left
             .or(limits.move_time)
-            .map_or(limits.timeout, |seconds| seconds.max(0.0) + limits.margin);
+            .map_or(limits.timeout, |time| time + limits.margin);
         let started = Instant::now();
         let request = MoveRequest {
             game: &record,
             time_left,
             limits,
-            deadline: started + Duration::from_secs_f64(allowance),
+            deadline: started + allowance,
         };
         let player: &mut dyn Player = if mover == Color::Black {
             &mut *black
@@ -148,7 +150,7 @@ pub fn play_game(
         let answer = match player.choose(&request) {
             Ok(answer) => answer,
             Err(fault) if fault.kind == FaultKind::Timeout => {
-                let detail = format!("no answer within {allowance:.1} s");
+                let detail = format!("no answer within {:.1} s", allowance.as_secs_f64());
                 return finish(
                     record,
                     Some((mover, Fault::new(FaultKind::Timeout, detail))),
@@ -156,12 +158,16 @@ pub fn play_game(
             }
             Err(fault) => return finish(record, Some((mover, fault))),
         };
-        let seconds = started.elapsed().as_secs_f64();
-        used[mover.index()] += seconds;
-        if seconds > allowance {
+        let spent = started.elapsed();
+        let seconds = spent.as_secs_f64();
+        used[mover.index()] += spent;
+        if spent > allowance {
             let fault = Fault::new(
                 FaultKind::Timeout,
-                format!("answered after {seconds:.2} s, allowed {allowance:.2} s"),
+                format!(
+                    "answered after {seconds:.2} s, allowed {:.2} s",
+                    allowance.as_secs_f64()
+                ),
             );
             return finish(record, Some((mover, fault)));
         }

@@ -103,9 +103,11 @@ impl Player for GtpPlayer {
         let game = request.game;
         if self.known == 0 {
             // Time settings go with the first request of a game (GTP: before any genmove).
-            if let Some(seconds) = request.limits.game_time {
+            if let Some(time) = request.limits.game_time {
+                let seconds = time.as_secs_f64();
                 self.optional(&format!("time_settings {seconds} 0 0"), deadline)?;
-            } else if let Some(seconds) = request.limits.move_time {
+            } else if let Some(time) = request.limits.move_time {
+                let seconds = time.as_secs_f64();
                 self.optional(&format!("time_settings 0 {seconds} 1"), deadline)?;
             }
         }
@@ -128,10 +130,10 @@ impl Player for GtpPlayer {
             mover = mover.opponent();
         }
         if let Some(left) = request.time_left {
-            let command = format!("time_left {} {:.1} 0", colour(mover), left.max(0.0));
+            let command = format!("time_left {} {:.1} 0", colour(mover), left.as_secs_f64());
             self.optional(&command, deadline)?;
-        } else if let Some(seconds) = request.limits.move_time {
-            let command = format!("time_left {} {seconds} 1", colour(mover));
+        } else if let Some(time) = request.limits.move_time {
+            let command = format!("time_left {} {} 1", colour(mover), time.as_secs_f64());
             self.optional(&command, deadline)?;
         }
         let answer = self

@@ -51,24 +51,24 @@ fn engine_view(game: &GgfGame, limits: &Limits) -> GgfGame {
     let mut view = GgfGame::new(game.start().clone());
     view.tags = game.tags.clone();
     let per_move = limits.move_time.filter(|_| limits.game_time.is_none());
-    if let Some(seconds) = limits.game_time {
+    if let Some(time) = limits.game_time {
         let clock = Clock {
-            main: seconds,
+            main: time.as_secs_f64(),
             increment: 0.0,
             grace: 0.0,
         };
         view.clocks = [Some(clock), Some(clock)];
-    } else if let Some(seconds) = per_move {
+    } else if let Some(time) = per_move {
         let clock = Clock {
-            main: seconds,
-            increment: seconds,
+            main: time.as_secs_f64(),
+            increment: time.as_secs_f64(),
             grace: 0.0,
         };
         view.clocks = [Some(clock), Some(clock)];
     }
     for mv in game.moves() {
         let shown = GgfMove {
-            seconds: per_move.or(mv.seconds),
+            seconds: per_move.map(|time| time.as_secs_f64()).or(mv.seconds),
             ..*mv
         };
         view.push(shown).expect("the referee's record is legal");

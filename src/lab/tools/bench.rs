@@ -116,9 +116,9 @@ pub fn run(args: &[String]) -> Result<()> {
         let seconds = clock.elapsed().as_secs_f64();
         total_nodes += result.nodes;
         crate::outln!(
-            "{name:<24} depth {depth:2}  move {:>2}  score {}  nodes {:>11}  time {seconds:7.3} s  {:>10.0} nodes/s",
+            "{name:<24} depth {depth:2}  move {:>2}  score {:+.2}  nodes {:>11}  time {seconds:7.3} s  {:>10.0} nodes/s",
             result.best.to_string(),
-            result.score,
+            result.score.discs(),
             result.nodes,
             result.nodes as f64 / seconds.max(1e-9)
         )?;

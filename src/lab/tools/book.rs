@@ -1,5 +1,5 @@
 //! `tsuru book ACTION [--book FILE] ...`: build, learn into, look at, export and import the
-//! opening book ([`crate::book`], file format in [`crate::formats::book`]).
+//! opening book ([`crate::book`], its files in [`crate::book::file`]).
 //!
 //! - `build`: best-first expansion from the start (or from every line of `--openings`) of
 //!   the lines within `--window` discs of the best, leaves valued at `--depth` (the exact
@@ -28,10 +28,10 @@ mod interop;
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::{notation, Board, Move};
 use crate::book::build::{add_roots, expand, horizon, Candidate, Expansion};
+use crate::book::file;
 use crate::book::learn::SearchValuer;
 use crate::book::{Book, Key};
 use crate::cli::interrupt;
-use crate::formats::book as file;
 use crate::formats::ggf::GgfGame;
 use crate::lab::parallel::map_chunks;
 use crate::score::{Discs, Score};
@@ -196,7 +196,7 @@ fn parse(args: &[String]) -> Result<Options> {
                     "merge" => Action::Merge,
                     "path" => Action::Path,
                     _ => {
-                        let hint = crate::cli::suggest::did_you_mean(word, ACTIONS);
+                        let hint = crate::config::suggest::did_you_mean(word, ACTIONS);
                         bail!(
                             "unknown book action '{word}'{hint} (actions: {})",
                             ACTIONS.join(", ")
@@ -508,7 +508,7 @@ fn show(options: &Options) -> Result<()> {
         crate::outln!(
             "{:<5} {:>6} {:>6} {:>5}  {}{}",
             choice.square.to_string(),
-            Score::from_discs(choice.value).to_string(),
+            format!("{:+.2}", Score::from_discs(choice.value).discs()),
             choice.games,
             choice.depth,
             line,

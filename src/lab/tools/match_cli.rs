@@ -9,7 +9,9 @@
 //! per line, in order of completion), `games.txt` (one line per game: number, opening,
 //! players, result, reason) and `engines.log` (every line sent to and received from each
 //! engine, and their stderr). Progress goes to stderr; the result table to stdout and to
-//! `results.txt`. The line formats of `games.txt` and `games.ggf` are
+//! `results.txt`. `match.txt` describes the record: the referee's version and command line,
+//! each engine's name, command line and protocol, and the settings (a resumed match appends
+//! the same for each sitting). The line formats of `games.txt` and `games.ggf` are
 //! [`crate::formats::match_record`].
 //!
 //! `--resume` continues a match that was stopped: the games listed in `games.txt` count as
@@ -29,6 +31,7 @@ use std::fmt::Write as _;
 use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{bail, ensure, Context, Result};
 
@@ -41,6 +44,7 @@ use crate::lab::referee::stats::{EloEstimate, Tally};
 use crate::lab::referee::{self, EngineLog, EngineSpec, Flow, GameReport, Limits, MatchConfig};
 use crate::protocol::Protocol;
 use crate::score::Discs;
+use crate::search::time::saturating_seconds;
 use crate::search::Level;
 
 /// The most games of an SPRT match when `--games` does not say.
@@ -100,7 +104,8 @@ pub const SPEC: ToolSpec = ToolSpec {
         ToolOption::new(
             "--out",
             "DIR",
-            "games.ggf, games.txt, results.txt, engines.log (default match-out)",
+            "match.txt, games.ggf, games.txt, results.txt, engines.log\n\
+             (default match-out)",
         ),
         ToolOption::new(
             "--resume",
@@ -187,6 +192,10 @@ pub fn run(args: &[String]) -> Result<()> {
             .open(&path)
             .with_context(|| format!("opening {}", path.display()))
     };
+    let description = describe_record(args, &options, &config);
+    open("match.txt")?
+        .write_all(description.as_bytes())
+        .with_context(|| format!("writing match.txt in {}", options.out.display()))?;
     let log = EngineLog::new(Box::new(open("engines.log")?));
     let mut ggf_file = open("games.ggf")?;
     let mut games_file = open("games.txt")?;
@@ -419,17 +428,97 @@ fn points(tally: &Tally) -> f64 {
     f64::from(tally.wins) + 0.5 * f64::from(tally.draws)
 }
 
+/// The record's description of itself (`match.txt`): the referee's version and command
+/// line, each engine's name, command line and protocol, and the settings; written at the
+/// start of each sitting (a resumed match appends one).
+fn describe_record(args: &[String], options: &Options, config: &MatchConfig) -> String {
+    let mut text = String::new();
+    let sitting = if options.resume { "resumed" } else { "started" };
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let _ = writeln!(
+        text,
+        "# tsuru match record, {sitting} at unix time {started}"
+    );
+    let _ = writeln!(text, "referee: tsuru {}", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(text, "command: tsuru match {}", quote_words(args));
+    for (number, engine) in config.engines.iter().enumerate() {
+        let protocol = match engine.protocol {
+            Some(Protocol::Gtp) => "gtp",
+            Some(Protocol::Nboard) => "nboard",
+            None => "detected at the start",
+        };
+        let _ = writeln!(
+            text,
+            "engine {}: {} = {} (protocol: {protocol})",
+            number + 1,
+            engine.name,
+            quote_words(&engine.command)
+        );
+    }
+    let games = match &options.sprt {
+        Some(test) => format!(
+            "at most {} (SPRT elo0 {} elo1 {}, alpha {}, beta {})",
+            config.games, test.elo0, test.elo1, test.alpha, test.beta
+        ),
+        None => config.games.to_string(),
+    };
+    let _ = writeln!(text, "games: {games}");
+    let openings = match &options.openings {
+        Some(path) => path.display().to_string(),
+        None => "the built-in XOT list".to_string(),
+    };
+    let _ = writeln!(
+        text,
+        "openings: {openings}, {} chosen with seed {}",
+        config.openings.len(),
+        options.seed
+    );
+    let _ = writeln!(
+        text,
+        "limits: {}; timeout {} s, margin {} s",
+        describe_limits(&config.limits),
+        config.limits.timeout.as_secs_f64(),
+        config.limits.margin.as_secs_f64()
+    );
+    let _ = writeln!(text, "concurrency: {}", config.concurrency);
+    text
+}
+
+/// Words as a shell (and [`split_command`]) reads them back: plain words as they are, others
+/// in single quotes.
+fn quote_words(words: &[String]) -> String {
+    let plain = |word: &str| {
+        !word.is_empty()
+            && word
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+    };
+    words
+        .iter()
+        .map(|word| {
+            if plain(word) {
+                word.clone()
+            } else {
+                format!("'{}'", word.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The limits in words, for the header.
 fn describe_limits(limits: &Limits) -> String {
     let mut parts = Vec::new();
     if let Some(depth) = limits.depth {
         parts.push(format!("depth {depth}"));
     }
-    if let Some(seconds) = limits.move_time {
-        parts.push(format!("{seconds} s per move"));
+    if let Some(time) = limits.move_time {
+        parts.push(format!("{} s per move", time.as_secs_f64()));
     }
-    if let Some(seconds) = limits.game_time {
-        parts.push(format!("{seconds} s per game"));
+    if let Some(time) = limits.game_time {
+        parts.push(format!("{} s per game", time.as_secs_f64()));
     }
     if parts.is_empty() {
         parts.push("the engines' own limits".into());
@@ -623,12 +712,12 @@ fn parse_args(args: &[String]) -> Result<Options> {
             options.resume = true;
             continue;
         }
-        let seconds = |text: &str| -> Result<f64> {
+        let seconds = |text: &str| -> Result<Duration> {
             let value: f64 = text
                 .parse()
                 .with_context(|| format!("{flag} needs seconds, not {text:?}"))?;
             ensure!(value.is_finite() && value > 0.0, "{flag} must be positive");
-            Ok(value)
+            Ok(saturating_seconds(value))
         };
         match flag {
             "--engine" => {
@@ -755,6 +844,16 @@ fn checked_name(name: &str) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoted_words_split_back_the_same() {
+        let words: Vec<String> = ["tsuru", "--engine", "a=/bin/x --gtp", "it's", ""]
+            .map(String::from)
+            .to_vec();
+        let text = quote_words(&words);
+        assert_eq!(text, "tsuru --engine 'a=/bin/x --gtp' 'it'\\''s' ''");
+        assert_eq!(split_command(&text).unwrap(), words);
+    }
 
     #[test]
     fn commands_split_like_a_shell() {

@@ -8,9 +8,9 @@ use std::path::Path;
 use anyhow::{ensure, Context, Result};
 
 use super::{read, Action, Options};
+use crate::book::file;
 use crate::book::learn::SearchValuer;
 use crate::book::{edax, user, Book, Key};
-use crate::formats::book as file;
 use crate::search::Search;
 
 /// The checks of these actions' arguments, for `parse`.
@@ -101,7 +101,7 @@ pub(super) fn export_edax(options: &Options) -> Result<()> {
     let (edax, report) = edax::export(&book);
     let bytes = crate::formats::edax_book::to_bytes(&edax);
     let out = Path::new(&options.rest[0]);
-    let temp = file::temp_path(out);
+    let temp = crate::formats::book::temp_path(out);
     std::fs::write(&temp, &bytes)
         .and_then(|()| std::fs::rename(&temp, out))
         .with_context(|| format!("writing the Edax book {}", out.display()))?;
