@@ -343,19 +343,28 @@ impl EndgameSolver {
     }
 
     /// Stores a node's fail-soft result: an upper bound at or below the original alpha, a
-    /// lower bound at or above beta, else exact.
+    /// lower bound at or above beta, else exact. `start` is the node count when the node's
+    /// search began: the entry is worth the size of its subtree (its bit length) when the
+    /// table must choose which entry to replace.
     #[inline]
     fn store(
         &mut self,
         hash: u64,
         tag: u8,
         best: i32,
-        alpha: i32,
-        beta: i32,
+        (alpha, beta): (i32, i32),
         square: Option<Square>,
+        start: u64,
     ) {
-        self.tt
-            .store(hash, tag, Bound::of_result(best, alpha, beta), best, square);
+        let worth = (u64::BITS - (self.nodes - start).leading_zeros()) as u8;
+        self.tt.store_worth(
+            hash,
+            tag,
+            Bound::of_result(best, alpha, beta),
+            best,
+            square,
+            worth,
+        );
     }
 
     /// Polls the stop check every [`POLL_INTERVAL`] nodes.

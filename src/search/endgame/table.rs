@@ -80,6 +80,7 @@ impl EndgameSolver {
             return self.view_node(board.view(), alpha, beta, stop);
         }
         self.nodes += 1;
+        let start = self.nodes;
         if self.poll(stop) {
             return 0;
         }
@@ -132,7 +133,7 @@ impl EndgameSolver {
             if beta - alpha == 1 && empties >= PROBCUT_MIN_EMPTIES {
                 let confidence = SELECTIVE_LEVELS[level].0;
                 if let Some(value) = self.probcut(board, empties, alpha, beta, confidence) {
-                    self.store(hash, tag, value, alpha, beta, hint);
+                    self.store(hash, tag, value, (alpha, beta), hint, start);
                     return value;
                 }
             }
@@ -146,7 +147,7 @@ impl EndgameSolver {
             return 0;
         }
         if empties >= TT_MIN_EMPTIES {
-            self.store(hash, tag, best, original_alpha, beta, best_square);
+            self.store(hash, tag, best, (original_alpha, beta), best_square, start);
         }
         best
     }
@@ -197,6 +198,7 @@ impl EndgameSolver {
             return self.leaf_entry(view, alpha, beta);
         }
         self.nodes += 1;
+        let start = self.nodes;
         if self.poll(stop) {
             return 0;
         }
@@ -299,9 +301,9 @@ impl EndgameSolver {
                 hash,
                 SOLVED_DEPTH,
                 best,
-                original_alpha,
-                beta,
+                (original_alpha, beta),
                 Square::new(best_square as usize),
+                start,
             );
         }
         best
