@@ -38,10 +38,11 @@
 //! evaluation (2 to 8 plies, deeper the more empties) and cuts when that predicts the exact
 //! value outside the window with the pass's confidence (the solver's evaluation bundle's
 //! [`crate::eval::probcut::EndgameCuts`]: exact values of the validation set regressed on
-//! shallow searches; a bundle without them solves exactly at once). Each pass is centred on the previous
+//! shallow searches; a bundle without them solves exactly at once). The first pass is
+//! centred on the evaluation's guess ([`GUESS_DEPTH`] plies), each later one on the previous
 //! pass's score, and its table entries (tagged with the pass's level, so that a more
-//! confident pass never takes them as proven) order the next. The exact pass is unchanged, so
-//! its result is as exact as ever. The passes cut the nodes of the FFO solves by 15 to 48 %
+//! confident pass never takes them as proven) order the next. The exact pass is unchanged,
+//! so its result is as exact as ever. The passes cut the nodes of the FFO solves by 15 to 48 %
 //! (docs/results.md), and the four of them give a GUI a probable answer early.
 //!
 //! **Threads** ([`EndgameSolver::set_threads`]; one by default). A root of at least
@@ -119,6 +120,10 @@ const ETC_MIN_EMPTIES: u32 = 10;
 /// percentage it is reported with (the chance that one cut is right, as NBoard, NTest and
 /// Edax show it).
 pub const SELECTIVE_LEVELS: [(f32, u8); 4] = [(1.1, 73), (1.5, 87), (2.0, 95), (2.6, 99)];
+
+/// Plies of the evaluation search whose value centres the window of a root's first selective
+/// pass (see `EndgameSolver::first_guess`).
+const GUESS_DEPTH: u32 = 4;
 
 /// Roots with at least this many empties are solved after selective passes.
 pub const SELECTIVE_ROOT_EMPTIES: u32 = 18;
