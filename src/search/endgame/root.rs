@@ -396,8 +396,14 @@ impl EndgameSolver {
         stop: &StopCheck,
     ) -> Option<(Square, i32)> {
         let order = ordering::solver_order(board, hint, self.bundle.evaluator());
-        let (best_score, best_move) =
-            self.search_moves(board, order.as_slice(), (alpha, beta), true, stop);
+        let (best_score, best_move) = self.search_moves(
+            board,
+            order.as_slice(),
+            (alpha, beta),
+            (-65, None),
+            true,
+            stop,
+        );
         // The stop check is asked after each root move, whatever the poll interval.
         if self.stopped || stop.should_stop(self.nodes) {
             self.stopped = true;
