@@ -92,7 +92,7 @@ pub(crate) fn solver_order_of(board: &mut Board, moves: u64, eval: &Evaluator) -
 const SHALLOW_SEARCH_EMPTIES: u32 = 15;
 
 /// Nodes with at least this many empties (after the move) order by a two-ply search.
-const TWO_PLY_EMPTIES: u32 = 21;
+const TWO_PLY_EMPTIES: u32 = 19;
 
 /// Nodes with at least this many empties (after the move) order by a three-ply search.
 const THREE_PLY_EMPTIES: u32 = 23;
