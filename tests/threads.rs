@@ -1,5 +1,6 @@
 //! The parallel search (issue 20): on several threads the solver's exact scores are one
-//! thread's and its win/loss/draw results agree in sign, the full-width midgame search's
+//! thread's (and the fixtures' on roots with selective passes) and its win/loss/draw results
+//! agree in sign, the full-width midgame search's
 //! root scores are one thread's; a parallel search stops promptly
 //! with a legal move, and no thread outlives it. (The table's integrity under concurrent
 //! writes is tested beside the table, `search::tt`.)
@@ -15,7 +16,9 @@ use common::{Engine, TIMEOUT};
 use tsuru::formats::obf;
 use tsuru::rng::Rng;
 use tsuru::score::Score;
-use tsuru::search::endgame::{EndgameSolver, SolveMode, PARALLEL_MIN_EMPTIES};
+use tsuru::search::endgame::{
+    EndgameSolver, SolveMode, PARALLEL_MIN_EMPTIES, SELECTIVE_ROOT_EMPTIES,
+};
 use tsuru::search::{Level, Search, SearchLimits};
 
 /// A solver on `threads` threads.
@@ -69,6 +72,48 @@ fn parallel_solves_equal_one_thread_on_ffo_1_to_19() {
         }
         // The helpers took moves at split points (their counts are published as they poll).
         assert!(helper_nodes > 0, "no helper searched on {threads} threads");
+    }
+}
+
+/// The first six roots of FFO #20-#39 with selective passes (19 and 20 empties), solved
+/// after the passes with the first pass's guess: on 2 and 4 threads the answers are the
+/// fixture's.
+#[test]
+fn parallel_solves_of_ffo_20_to_39_after_selective_passes_are_exact() {
+    let path = format!(
+        "{}/tests/fixtures/fforum-20-39.obf",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let positions = obf::parse_file(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let stop = AtomicBool::new(false);
+    for threads in [2, 4] {
+        let mut many = solver(threads);
+        let selective = positions
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.board.empties() >= SELECTIVE_ROOT_EMPTIES)
+            .take(6);
+        for (i, position) in selective {
+            let number = i + 20;
+            let mut board = position.board.clone();
+            let solution = many.solve(&mut board, SolveMode::Exact, &stop).unwrap();
+            assert_eq!(board, position.board, "#{number}: the board is restored");
+            assert_eq!(
+                Some(solution.score),
+                position.best_score(),
+                "#{number} on {threads}"
+            );
+            assert!(
+                position.best_moves().contains(&solution.best),
+                "#{number} on {threads}: {} not among {:?}",
+                solution.best,
+                position.best_moves()
+            );
+            assert_eq!(
+                score_of_final(&position.board, &solution.pv),
+                solution.score
+            );
+        }
     }
 }
 

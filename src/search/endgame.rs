@@ -38,10 +38,11 @@
 //! evaluation (2 to 8 plies, deeper the more empties) and cuts when that predicts the exact
 //! value outside the window with the pass's confidence (the solver's evaluation bundle's
 //! [`crate::eval::probcut::EndgameCuts`]: exact values of the validation set regressed on
-//! shallow searches; a bundle without them solves exactly at once). Each pass is centred on the previous
+//! shallow searches; a bundle without them solves exactly at once). The first pass is
+//! centred on the evaluation's guess ([`GUESS_DEPTH`] plies), each later one on the previous
 //! pass's score, and its table entries (tagged with the pass's level, so that a more
-//! confident pass never takes them as proven) order the next. The exact pass is unchanged, so
-//! its result is as exact as ever. The passes cut the nodes of the FFO solves by 15 to 48 %
+//! confident pass never takes them as proven) order the next. The exact pass is unchanged,
+//! so its result is as exact as ever. The passes cut the nodes of the FFO solves by 15 to 48 %
 //! (docs/results.md), and the four of them give a GUI a probable answer early.
 //!
 //! **Threads** ([`EndgameSolver::set_threads`]; one by default). A root of at least
@@ -119,6 +120,10 @@ const ETC_MIN_EMPTIES: u32 = 10;
 /// percentage it is reported with (the chance that one cut is right, as NBoard, NTest and
 /// Edax show it).
 pub const SELECTIVE_LEVELS: [(f32, u8); 4] = [(1.1, 73), (1.5, 87), (2.0, 95), (2.6, 99)];
+
+/// Plies of the evaluation search whose value centres the window of a root's first selective
+/// pass (see `EndgameSolver::first_guess`).
+const GUESS_DEPTH: u32 = 4;
 
 /// Roots with at least this many empties are solved after selective passes.
 pub const SELECTIVE_ROOT_EMPTIES: u32 = 18;
@@ -343,19 +348,28 @@ impl EndgameSolver {
     }
 
     /// Stores a node's fail-soft result: an upper bound at or below the original alpha, a
-    /// lower bound at or above beta, else exact.
+    /// lower bound at or above beta, else exact. `start` is the node count when the node's
+    /// search began: the entry is worth the size of its subtree (its bit length) when the
+    /// table must choose which entry to replace.
     #[inline]
     fn store(
         &mut self,
         hash: u64,
         tag: u8,
         best: i32,
-        alpha: i32,
-        beta: i32,
+        (alpha, beta): (i32, i32),
         square: Option<Square>,
+        start: u64,
     ) {
-        self.tt
-            .store(hash, tag, Bound::of_result(best, alpha, beta), best, square);
+        let worth = (u64::BITS - (self.nodes - start).leading_zeros()) as u8;
+        self.tt.store_worth(
+            hash,
+            tag,
+            Bound::of_result(best, alpha, beta),
+            best,
+            square,
+            worth,
+        );
     }
 
     /// Polls the stop check every [`POLL_INTERVAL`] nodes.

@@ -46,10 +46,25 @@ pub(crate) fn solver_order(
     hint: Option<Square>,
     eval: &Evaluator,
 ) -> MoveBuffer {
+    let mut buffer = solver_order_of(board, board.legal_moves(), eval);
+    if let Some(i) = buffer
+        .as_slice()
+        .iter()
+        .position(|&square| Some(square) == hint)
+    {
+        buffer.keys[i] = i32::MIN;
+        buffer.sort();
+    }
+    buffer
+}
+
+/// [`solver_order`] of the legal moves `moves` of `board` (some of them, or all), with no
+/// table move.
+pub(crate) fn solver_order_of(board: &mut Board, moves: u64, eval: &Evaluator) -> MoveBuffer {
     let view = board.view();
     let use_eval = board.empties() >= EVAL_ORDER_EMPTIES;
     let mut buffer = MoveBuffer::default();
-    for square in bits::squares(board.legal_moves()) {
+    for square in bits::squares(moves) {
         let flipped = view.flips(square.index());
         let mut key = reply_key(view, square, flipped);
         if use_eval {
@@ -67,9 +82,6 @@ pub(crate) fn solver_order(
             key += shallow_value(board, eval, depth, -i32::MAX, i32::MAX) / EVAL_SCALE;
             board.undo();
         }
-        if Some(square) == hint {
-            key = i32::MIN;
-        }
         buffer.push(square, key);
     }
     buffer.sort();
@@ -80,7 +92,7 @@ pub(crate) fn solver_order(
 const SHALLOW_SEARCH_EMPTIES: u32 = 15;
 
 /// Nodes with at least this many empties (after the move) order by a two-ply search.
-const TWO_PLY_EMPTIES: u32 = 21;
+const TWO_PLY_EMPTIES: u32 = 19;
 
 /// Nodes with at least this many empties (after the move) order by a three-ply search.
 const THREE_PLY_EMPTIES: u32 = 23;

@@ -9,7 +9,9 @@
 //! and kept against a shallower one (a Multi-ProbCut test or an early iteration searches
 //! positions the table may already hold from deeper searches, of this move or an earlier
 //! one); another position's entry is replaced by preference when it is of an older
-//! generation, or else the shallowest one is.
+//! generation, or else the shallowest one is, and among equally deep ones the one worth
+//! least (what a store says its result is worth: the midgame's depth again, the solver's the
+//! size of the subtree it searched, whose entries all have the solved depth).
 //!
 //! A `depth` of [`SOLVED_DEPTH`] marks a value proven to the end of the game.
 //!
@@ -20,16 +22,17 @@
 //! (a torn entry), which is what Hyatt's key-XOR-data check guards against when an entry
 //! spans two words; here no check is needed and none can be fooled. Relaxed ordering is
 //! enough: an entry is self-contained and nothing else is published through it. Only the
-//! generation of an entry lives apart (one byte of a word shared by the bucket): a write lost
-//! to a race there changes only which entry a later store replaces, never a probe's answer.
+//! generation and the worth of an entry live apart (a byte each of two words shared by the
+//! bucket): a write lost to a race there changes only which entry a later store replaces,
+//! never a probe's answer.
 //!
-//! Storage: the buckets are 8 `u64` words each (five entries, the generations, two spare) in
-//! one slice, starting at a cache-line boundary inside it. An empty entry is a zero word, so
-//! the table is allocated zeroed, which the allocator takes from the operating system as
-//! lazily mapped zero pages: creating or clearing even a table of gigabytes costs nothing
-//! until the search writes to it (filling it at start-up took seconds before the first reply;
-//! docs/results.md). The same allocation holds exactly the `--hash` size whatever the number
-//! of threads sharing it.
+//! Storage: the buckets are 8 `u64` words each (five entries, the generations, the worths,
+//! one spare) in one slice, starting at a cache-line boundary inside it. An empty entry is a
+//! zero word, so the table is allocated zeroed, which the allocator takes from the operating
+//! system as lazily mapped zero pages: creating or clearing even a table of gigabytes costs
+//! nothing until the search writes to it (filling it at start-up took seconds before the
+//! first reply; docs/results.md). The same allocation holds exactly the `--hash` size
+//! whatever the number of threads sharing it.
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
@@ -42,14 +45,18 @@ pub const BUCKET_ENTRIES: usize = 5;
 /// The bucket word holding the entries' generations, one byte each (entry `i` in byte `i`).
 const GENERATION_WORD: usize = BUCKET_ENTRIES;
 
+/// The bucket word holding what each entry is worth keeping (see
+/// [`TranspositionTable::store_worth`]), one byte each (entry `i` in byte `i`).
+const WORTH_WORD: usize = BUCKET_ENTRIES + 1;
+
 /// Words of one bucket: one 64-byte cache line.
 const BUCKET_WORDS: usize = 8;
 
 /// Bytes of one bucket.
 const BUCKET_BYTES: usize = BUCKET_WORDS * std::mem::size_of::<u64>();
 
-// The entries and the generation word of a bucket fit in its cache line.
-const _: () = assert!(GENERATION_WORD < BUCKET_WORDS);
+// The entries, the generation word and the worth word of a bucket fit in its cache line.
+const _: () = assert!(GENERATION_WORD < BUCKET_WORDS && WORTH_WORD < BUCKET_WORDS);
 
 /// Bits of the stored score (two's complement): every score the searches store (at most
 /// [`Score::INFINITY`] in size) fits.
@@ -357,13 +364,31 @@ impl TranspositionTable {
         None
     }
 
-    /// Stores a result for `hash`.
+    /// Stores a result for `hash`, worth its depth against other positions' entries.
     #[inline]
     pub fn store(&self, hash: u64, depth: u8, bound: Bound, score: i32, best: Option<Square>) {
+        self.store_worth(hash, depth, bound, score, best, depth);
+    }
+
+    /// Stores a result for `hash`; `worth` ranks it against other positions' entries of the
+    /// same search when one must make room (the lowest worth goes first). The midgame's worth
+    /// is its depth ([`TranspositionTable::store`]); the solver's, whose entries all have
+    /// the solved depth, is the size of the subtree the result cost.
+    #[inline]
+    pub fn store_worth(
+        &self,
+        hash: u64,
+        depth: u8,
+        bound: Bound,
+        score: i32,
+        best: Option<Square>,
+        worth: u8,
+    ) {
         let check = (hash >> 32) as u32;
         let generation = self.generation.load(Relaxed);
         let bucket = self.bucket_words(hash);
         let generations = bucket[GENERATION_WORD].load(Relaxed);
+        let worths = bucket[WORTH_WORD].load(Relaxed);
         let mut victim = 0;
         let mut victim_rank = i32::MAX;
         let mut old = Entry::decode(0);
@@ -379,10 +404,11 @@ impl TranspositionTable {
                 old = entry;
                 break;
             }
-            // Prefer replacing entries from older searches, then shallow ones.
-            let rank = entry.depth as i32
+            // Prefer replacing entries from older searches, then those worth less.
+            let rank = (entry.depth as i32) * 256
+                + ((worths >> (8 * i)) & 0xff) as i32
                 + if (generations >> (8 * i)) as u8 == generation {
-                    256
+                    1 << 16
                 } else {
                     0
                 };
@@ -411,6 +437,8 @@ impl TranspositionTable {
         let shift = 8 * victim;
         let generations = (generations & !(0xff << shift)) | (u64::from(generation) << shift);
         bucket[GENERATION_WORD].store(generations, Relaxed);
+        let worths = (worths & !(0xff << shift)) | (u64::from(worth) << shift);
+        bucket[WORTH_WORD].store(worths, Relaxed);
     }
 }
 
@@ -525,6 +553,34 @@ mod tests {
         );
         table.clear();
         assert_eq!(table.probe(hash), None);
+    }
+
+    /// In a full bucket of one search's entries of equal depth (the solver's solved
+    /// entries), a new position replaces the entry worth least and keeps the others.
+    #[test]
+    fn a_new_position_replaces_the_entry_worth_least() {
+        let table = TranspositionTable::new(1);
+        // Hashes of one bucket (the same low bits), different checks.
+        let hash = |i: u64| (i + 1) << 32 | 0x2a;
+        for (i, worth) in [(0, 9), (1, 4), (2, 30), (3, 2), (4, 17)] {
+            table.store_worth(hash(i), SOLVED_DEPTH, Bound::Exact, i as i32, None, worth);
+        }
+        table.store_worth(hash(5), SOLVED_DEPTH, Bound::Exact, 5, None, 3);
+        assert_eq!(table.probe(hash(3)), None, "the least worth is replaced");
+        for i in [0, 1, 2, 4, 5] {
+            assert_eq!(table.probe(hash(i)).map(|e| e.score), Some(i as i16));
+        }
+        // Entries of an older search go first, whatever their worth.
+        table.new_generation();
+        table.store_worth(hash(6), SOLVED_DEPTH, Bound::Exact, 6, None, 1);
+        table.store_worth(hash(7), SOLVED_DEPTH, Bound::Exact, 7, None, 1);
+        assert!(table.probe(hash(6)).is_some() && table.probe(hash(7)).is_some());
+        assert_eq!(
+            table.probe(hash(5)),
+            None,
+            "the old search's least worth went first"
+        );
+        assert_eq!(table.probe(hash(1)), None, "then the next least");
     }
 
     #[test]

@@ -295,6 +295,9 @@ impl EndgameSolver {
         let mut hint = None;
         // Selective passes need the bundle's statistics to predict with.
         if board.empties() >= SELECTIVE_ROOT_EMPTIES && self.bundle.endgame_cuts().is_some() {
+            // The first pass is centred on the evaluation's guess (a full window costs the
+            // first pass several times the nodes).
+            guess = Some(self.first_guess(board));
             for (level, &(_, percent)) in SELECTIVE_LEVELS.iter().enumerate() {
                 self.level = Some(level);
                 let solution = self.root_pass(board, mode, guess, hint, stop)?;
@@ -318,6 +321,15 @@ impl EndgameSolver {
             nodes: self.nodes - start_nodes,
             ..solution
         })
+    }
+
+    /// A guess of the value of `board` (side to move) to centre the first pass's window on:
+    /// a [`GUESS_DEPTH`]-ply search with the evaluation, rounded to the nearest even score
+    /// (every final score is even).
+    fn first_guess(&mut self, board: &mut Board) -> Discs {
+        let value = self.eval_search(board, GUESS_DEPTH, -INFINITE_UNITS, INFINITE_UNITS);
+        let pairs = (value as f32 / (2 * UNITS_PER_DISC) as f32).round() as i32;
+        Discs((2 * pairs).clamp(-64, 64))
     }
 
     /// One search of a root with legal moves at the current level: within a window around
@@ -384,8 +396,14 @@ impl EndgameSolver {
         stop: &StopCheck,
     ) -> Option<(Square, i32)> {
         let order = ordering::solver_order(board, hint, self.bundle.evaluator());
-        let (best_score, best_move) =
-            self.search_moves(board, order.as_slice(), (alpha, beta), true, stop);
+        let (best_score, best_move) = self.search_moves(
+            board,
+            order.as_slice(),
+            (alpha, beta),
+            (-65, None),
+            true,
+            stop,
+        );
         // The stop check is asked after each root move, whatever the poll interval.
         if self.stopped || stop.should_stop(self.nodes) {
             self.stopped = true;

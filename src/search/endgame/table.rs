@@ -5,29 +5,32 @@
 use super::*;
 
 impl EndgameSolver {
-    /// The best value and move of `board` among `moves` (its legal moves, in order) within
-    /// `(alpha, beta)`, fail-soft: the first with the full window, the others with a null
-    /// window and re-searched when they land inside it. In a parallel solve the moves after
-    /// the first are shared with idle threads ([`EndgameSolver::split`]) at nodes of at
-    /// least [`SPLIT_MIN_EMPTIES`] empties. At the `root`, the stop check is also asked
-    /// after each move searched alone. Meaningless if `self.stopped` is set.
+    /// The best value and move of `board` among `moves` (its legal moves, in order, but for
+    /// those already searched, whose best value and move are `searched`: `(-65, None)` when
+    /// none is) within `(alpha, beta)`, fail-soft: the first move of the node with the full
+    /// window, the others with a null window and re-searched when they land inside it. In a
+    /// parallel solve the moves after the first are shared with idle threads
+    /// ([`EndgameSolver::split`]) at nodes of at least [`SPLIT_MIN_EMPTIES`] empties. At the
+    /// `root`, the stop check is also asked after each move searched alone. Meaningless if
+    /// `self.stopped` is set.
     pub(super) fn search_moves(
         &mut self,
         board: &mut Board,
         moves: &[Square],
         (mut alpha, beta): (i32, i32),
+        searched: (i32, Option<Square>),
         root: bool,
         stop: &StopCheck,
     ) -> (i32, Option<Square>) {
-        let mut best = -65;
-        let mut best_square = None;
+        let (mut best, mut best_square) = searched;
         for (i, &square) in moves.iter().enumerate() {
-            if i > 0 && moves.len() - i >= 2 && self.may_split(board) {
+            let first = i == 0 && searched.1.is_none();
+            if !first && moves.len() - i >= 2 && self.may_split(board) {
                 return self.split(board, &moves[i..], (alpha, beta), (best, best_square), stop);
             }
             let flipped = board.flips(square);
             board.apply_flips(square, flipped);
-            let value = if i == 0 {
+            let value = if first {
                 -self.node(board, -beta, -alpha, stop)
             } else {
                 let probe = -self.node(board, -alpha - 1, -alpha, stop);
@@ -80,6 +83,7 @@ impl EndgameSolver {
             return self.view_node(board.view(), alpha, beta, stop);
         }
         self.nodes += 1;
+        let start = self.nodes;
         if self.poll(stop) {
             return 0;
         }
@@ -132,21 +136,47 @@ impl EndgameSolver {
             if beta - alpha == 1 && empties >= PROBCUT_MIN_EMPTIES {
                 let confidence = SELECTIVE_LEVELS[level].0;
                 if let Some(value) = self.probcut(board, empties, alpha, beta, confidence) {
-                    self.store(hash, tag, value, alpha, beta, hint);
+                    self.store(hash, tag, value, (alpha, beta), hint, start);
                     return value;
                 }
             }
         }
 
         let original_alpha = alpha;
-        let order = ordering::solver_order(board, hint, self.bundle.evaluator());
-        let (best, best_square) =
-            self.search_moves(board, order.as_slice(), (alpha, beta), false, stop);
+        let mut moves = board.legal_moves();
+        let mut searched = (-65, None);
+        // The table's move first, alone: when it reaches beta, the evaluation's order of the
+        // others is not needed.
+        if let Some(square) = hint.filter(|square| moves & square.bit() != 0) {
+            let flipped = board.flips(square);
+            board.apply_flips(square, flipped);
+            let value = -self.node(board, -beta, -alpha, stop);
+            board.undo();
+            if self.stopped {
+                return 0;
+            }
+            searched = (value, Some(square));
+            alpha = alpha.max(value);
+            moves &= !square.bit();
+        }
+        let (best, best_square) = if alpha >= beta || moves == 0 {
+            searched
+        } else {
+            let order = ordering::solver_order_of(board, moves, self.bundle.evaluator());
+            self.search_moves(
+                board,
+                order.as_slice(),
+                (alpha, beta),
+                searched,
+                false,
+                stop,
+            )
+        };
         if self.stopped {
             return 0;
         }
         if empties >= TT_MIN_EMPTIES {
-            self.store(hash, tag, best, original_alpha, beta, best_square);
+            self.store(hash, tag, best, (original_alpha, beta), best_square, start);
         }
         best
     }
@@ -197,6 +227,7 @@ impl EndgameSolver {
             return self.leaf_entry(view, alpha, beta);
         }
         self.nodes += 1;
+        let start = self.nodes;
         if self.poll(stop) {
             return 0;
         }
@@ -299,9 +330,9 @@ impl EndgameSolver {
                 hash,
                 SOLVED_DEPTH,
                 best,
-                original_alpha,
-                beta,
+                (original_alpha, beta),
                 Square::new(best_square as usize),
+                start,
             );
         }
         best
