@@ -104,6 +104,8 @@ pub struct Config {
     pub book: BookSetting,
     /// Book moves within this many discs of the best are chosen at random (0: the best).
     pub book_randomness: crate::score::Discs,
+    /// Ponder: search on the opponent's time after deciding a move (`--ponder`).
+    pub ponder: bool,
     /// `--help` was given.
     pub help: bool,
     /// `--version` was given.
@@ -123,6 +125,7 @@ impl Default for Config {
             threads: default_threads(),
             book: BookSetting::Shipped,
             book_randomness: crate::score::Discs::ZERO,
+            ponder: false,
             help: false,
             version: false,
         }
@@ -290,6 +293,15 @@ pub const OPTIONS: &[OptionSpec] = &[
         help: "play without an opening book (not even the shipped one)",
         apply: |c, _| {
             c.book = BookSetting::Off;
+            Ok(())
+        },
+    },
+    OptionSpec {
+        names: &["--ponder"],
+        value: None,
+        help: "think on the opponent's time: search the position after the reply expected (off by default: matches stay fair)",
+        apply: |c, _| {
+            c.ponder = true;
             Ok(())
         },
     },

@@ -57,7 +57,7 @@ use crate::eval::{EvalBundle, Evaluation};
 use crate::score::Score;
 use endgame::{EndgameSolver, SolveMode};
 pub use level::Level;
-pub use time::TimeBudget;
+pub use time::{LiveBudget, TimeBudget};
 use tt::TranspositionTable;
 
 /// Nodes between two midgame polls of the stop check (flag, deadline, node limit).
@@ -201,6 +201,9 @@ pub struct Search {
     next_poll: u64,
     started: Instant,
     stopped: bool,
+    /// The budget a pondering search gets once its position is asked for
+    /// ([`Search::iterate_pondering`]); `None` in every other search.
+    live: Option<Arc<LiveBudget>>,
     /// While several threads search one root: their split points (see [`split`]).
     pool: Option<Arc<MidgamePool>>,
     /// This thread's index among those of the search (0: the one that leads it).
@@ -234,6 +237,7 @@ impl Search {
             next_poll: POLL_INTERVAL,
             started: Instant::now(),
             stopped: false,
+            live: None,
             pool: None,
             thread: 0,
             current: split::NONE,
@@ -300,6 +304,28 @@ impl Search {
         self.bundle.evaluator().evaluate(board)
     }
 
+    /// [`Search::iterate`] with the time budget of `live` instead of `limits.time`: no
+    /// deadline until [`LiveBudget::start`] is called (from another thread), then that
+    /// budget counted from that call. Pondering: the search of the position the engine
+    /// expects goes on into the search of its move when the expected move is played.
+    pub fn iterate_pondering(
+        &mut self,
+        board: &Board,
+        limits: &SearchLimits,
+        live: Arc<LiveBudget>,
+        stop: &AtomicBool,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        let limits = SearchLimits {
+            time: None,
+            ..*limits
+        };
+        self.live = Some(live);
+        let result = self.iterate(board, &limits, stop, on_info);
+        self.live = None;
+        result
+    }
+
     /// Searches `board` within `limits`, calling `on_info` after every completed iteration,
     /// and returns the last completed iteration's result (see the module doc).
     pub fn iterate(
@@ -314,8 +340,10 @@ impl Search {
         self.solver.reset_nodes();
         self.next_poll = POLL_INTERVAL;
         self.counts.reset();
+        let live = self.live.clone();
         let stop = StopCheck::new(stop)
             .with_deadline(limits.time.map(|t| self.started + t.hard))
+            .with_live_budget(live.as_deref())
             .with_node_limit(limits.nodes.unwrap_or(u64::MAX));
         let stop = &stop;
         self.stopped = false;
@@ -449,11 +477,11 @@ impl Search {
             if depth > 1 && self.past_soft_deadline(limits) {
                 break;
             }
-            let began = self.started.elapsed();
+            let began = Instant::now();
             if depth > 1
-                && limits
-                    .time
-                    .is_some_and(|time| !time.expects_to_finish(began, last_iteration))
+                && self.budget(limits).is_some_and(|(since, time)| {
+                    !time.expects_to_finish(since.elapsed(), last_iteration)
+                })
             {
                 break;
             }
@@ -462,7 +490,7 @@ impl Search {
             else {
                 break;
             };
-            last_iteration = self.started.elapsed().saturating_sub(began);
+            last_iteration = began.elapsed();
             last_score = score;
             // Every line reaches the end of the game once the depth covers the empties.
             let exact = depth >= empties;
@@ -556,6 +584,7 @@ impl Search {
             next_poll: POLL_INTERVAL,
             started: self.started,
             stopped: false,
+            live: None,
             pool: None,
             thread: 0,
             current: split::NONE,
@@ -566,10 +595,18 @@ impl Search {
         }
     }
 
+    /// The search's time budget and the moment it counts from: `limits.time` from the
+    /// search's start, or a pondering search's live budget once started.
+    fn budget(&self, limits: &SearchLimits) -> Option<(Instant, TimeBudget)> {
+        match &self.live {
+            Some(live) => live.budget(),
+            None => limits.time.map(|time| (self.started, time)),
+        }
+    }
+
     fn past_soft_deadline(&self, limits: &SearchLimits) -> bool {
-        limits
-            .time
-            .is_some_and(|t| self.started.elapsed() >= t.soft)
+        self.budget(limits)
+            .is_some_and(|(since, time)| since.elapsed() >= time.soft)
     }
 
     /// Nodes of this search on every thread: the helpers' as of their last polls while

@@ -11,9 +11,11 @@
 //! end, a forced pass, the book's move, or a search within the level and the clock. The front
 //! end only hears the [`Decision`] through its [`DecisionListener`] and formats it.
 
+mod ponder;
 pub mod worker;
 
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
@@ -28,6 +30,7 @@ use crate::score::Discs;
 use crate::score::Score;
 use crate::search::time::{saturating_seconds, Clock};
 use crate::search::{Level, Search, SearchInfo, SearchLimits, SearchResult, TimeBudget};
+use ponder::{Phase, Plan, PonderShared};
 use worker::Worker;
 
 /// The deepest level NBoard's `learn` values new positions at, whatever the game's level:
@@ -93,6 +96,10 @@ pub struct Session {
     book_path: Option<std::path::PathBuf>,
     book_randomness: Discs,
     rng: Rng,
+    /// Whether to ponder after deciding a move (`--ponder`).
+    ponder_enabled: bool,
+    /// The pondering that follows the last decision, if any ([`ponder`]).
+    ponder: Option<Arc<PonderShared>>,
 }
 
 /// The book a configuration asks for and the file `learn` writes it to: `(None, None)`
@@ -144,6 +151,8 @@ impl Session {
             book_path,
             book_randomness: config.book_randomness,
             rng: Rng::new(seed),
+            ponder_enabled: config.ponder,
+            ponder: None,
         }
     }
 
@@ -234,8 +243,9 @@ impl Session {
 
     /// Replaces the whole game (stopping any search first).
     pub fn set_game(&mut self, game: GgfGame) {
-        self.stop();
+        self.settle();
         self.game = game;
+        self.follow_ponder();
     }
 
     /// Starts a new game from `start` with no moves and no clock.
@@ -245,17 +255,21 @@ impl Session {
 
     /// Appends a move by the side to move (a pass only when forced). On error nothing changes.
     pub fn play(&mut self, mv: GgfMove) -> Result<()> {
-        self.stop();
-        self.game.push(mv)
+        self.settle();
+        self.game.push(mv)?;
+        self.follow_ponder();
+        Ok(())
     }
 
     /// Takes back the last move or pass; error (nothing changed) when there is none.
     pub fn undo(&mut self) -> Result<GgfMove> {
-        self.stop();
-        match self.game.pop() {
-            Some(mv) => Ok(mv),
+        self.settle();
+        let mv = match self.game.pop() {
+            Some(mv) => mv,
             None => bail!("no move to take back"),
-        }
+        };
+        self.follow_ponder();
+        Ok(mv)
     }
 
     /// The level: midgame depth and endgame thresholds.
@@ -328,6 +342,7 @@ impl Session {
         mut on_info: impl FnMut(&SearchInfo) + Send + 'static,
         on_done: impl FnOnce(SearchResult) + Send + 'static,
     ) {
+        self.stop();
         let board = self.board().clone();
         self.worker.start(move |search, stop| {
             let result = search.iterate(&board, &limits, stop, &mut on_info);
@@ -342,9 +357,12 @@ impl Session {
     /// `decided` at its end, on the search thread). `clock` is the front end's own clock
     /// (GTP's time control), else [`Session::clock`] applies. A running search is stopped
     /// first. The game is not changed: the front end plays the move or only reports it.
-    pub fn decide(&mut self, clock: Option<Clock>, mut listener: impl DecisionListener) {
-        self.stop();
+    pub fn decide(&mut self, clock: Option<Clock>, listener: impl DecisionListener) {
         let started = Instant::now();
+        let Err(mut listener) = self.adopt_ponder(clock, listener, started) else {
+            return;
+        };
+        self.stop();
         let board = self.board();
         if board.is_game_over() {
             return listener.decided(Decision::GameOver);
@@ -353,18 +371,142 @@ impl Session {
             return listener.decided(Decision::ForcedPass);
         }
         if let Some(choice) = self.book_move() {
-            return listener.decided(Decision::Book(choice));
+            let line = self.book_line(choice.square);
+            listener.decided(Decision::Book(choice));
+            let position = self.board().clone();
+            return self.ponder_after(&position, &line);
         }
         let limits = self.move_limits(clock);
         listener.searching();
         let board = self.board().clone();
+        let ponder = self
+            .ponder_enabled
+            .then(|| PonderShared::new(Phase::Deciding));
+        self.ponder = ponder.clone();
+        let level = self.level;
         self.worker.start(move |search, stop| {
             let result = search.iterate(&board, &limits, stop, &mut |info| listener.info(info));
+            let Some(shared) = ponder else {
+                return listener.decided(Decision::Searched {
+                    result,
+                    elapsed: started.elapsed(),
+                });
+            };
+            let plan = match stop.load(Ordering::Relaxed) {
+                true => None,
+                false => Plan::after(search, &board, &result.pv, level, stop),
+            };
+            // Under the lock: no command sees this thread pondering before its answer is out.
+            let mut phase = shared.lock();
             listener.decided(Decision::Searched {
                 result,
                 elapsed: started.elapsed(),
             });
+            match plan {
+                Some(plan) if !stop.load(Ordering::Relaxed) => {
+                    *phase = Phase::Pondering(plan.clone());
+                    drop(phase);
+                    ponder::ponder(search, stop, &shared, plan);
+                }
+                _ => *phase = Phase::Done,
+            }
         });
+    }
+
+    /// The request for a move in the position being pondered, answered by the pondering
+    /// search: it goes on with the request's budget (and `listener` hears it as it would a
+    /// search of its own), or its result is the answer when it has already ended. `Err`
+    /// gives the listener back when nothing pondered fits the request.
+    fn adopt_ponder<L: DecisionListener>(
+        &mut self,
+        clock: Option<Clock>,
+        mut listener: L,
+        asked: Instant,
+    ) -> std::result::Result<(), L> {
+        let Some(shared) = self.ponder.clone() else {
+            return Err(listener);
+        };
+        let mut phase = shared.lock();
+        let fits = |plan: &Plan| plan.expected == *self.board() && plan.level == self.level;
+        match &*phase {
+            Phase::Pondering(plan) if fits(plan) => {
+                plan.live.start(self.move_limits(clock).time);
+                log::debug!("ponder hit: the pondering search goes on for the request");
+                listener.searching();
+                shared.adopt(&mut phase, Box::new(listener), asked);
+                Ok(())
+            }
+            Phase::Finished(plan, _) if fits(plan) => {
+                let Phase::Finished(plan, result) = std::mem::replace(&mut *phase, Phase::Done)
+                else {
+                    unreachable!("matched just above")
+                };
+                drop(phase);
+                log::debug!("ponder hit: the pondering search had ended; its move is played");
+                let pv = result.pv.clone();
+                if let Some(info) = shared.take_last_info() {
+                    listener.info(&info);
+                }
+                listener.decided(Decision::Searched {
+                    result,
+                    elapsed: asked.elapsed(),
+                });
+                self.ponder_after(&plan.expected, &pv);
+                Ok(())
+            }
+            _ => Err(listener),
+        }
+    }
+
+    /// With `--ponder`, starts pondering after the engine chose `line[0]` in `position`
+    /// (`line[1]` being the reply it expects, if any).
+    fn ponder_after(&mut self, position: &Board, line: &[Move]) {
+        if !self.ponder_enabled {
+            return;
+        }
+        let level = self.level;
+        let plan = self.worker.with_state(|search| {
+            Plan::after(
+                search,
+                position,
+                line,
+                level,
+                &std::sync::atomic::AtomicBool::new(false),
+            )
+        });
+        let Some(plan) = plan else {
+            return;
+        };
+        let shared = PonderShared::new(Phase::Pondering(plan.clone()));
+        self.ponder = Some(Arc::clone(&shared));
+        self.worker
+            .start(move |search, stop| ponder::ponder(search, stop, &shared, plan));
+    }
+
+    /// Whether the engine is pondering (its search runs, or has ended, on the position it
+    /// expects after its move and the reply).
+    pub fn is_pondering(&self) -> bool {
+        self.ponder.as_ref().is_some_and(|shared| {
+            matches!(*shared.lock(), Phase::Pondering(_) | Phase::Finished(..))
+        })
+    }
+
+    /// After the game changed: pondering goes on while the game is on the way to the
+    /// pondered position, and stops otherwise.
+    fn follow_ponder(&mut self) {
+        let Some(shared) = &self.ponder else {
+            return;
+        };
+        let keep = match &*shared.lock() {
+            Phase::Pondering(plan) | Phase::Finished(plan, _) => {
+                plan.leads_to_expected(self.game.board())
+            }
+            _ => false,
+        };
+        if !keep {
+            log::debug!("the game left the pondered line: pondering stops");
+            self.stop();
+        }
     }
 
     /// Analyses every position of the game in the background, from the last one back to the
@@ -376,6 +518,7 @@ impl Session {
         mut on_position: impl FnMut(usize, Score) + Send + 'static,
         on_done: impl FnOnce(bool) + Send + 'static,
     ) {
+        self.stop();
         let game = self.game.clone();
         let limits = SearchLimits::for_level(self.level);
         self.worker.start(move |search, stop| {
@@ -408,9 +551,20 @@ impl Session {
         });
     }
 
-    /// Stops a background search and waits until it has printed its last line.
+    /// Stops a background search, pondering included, and waits until it has printed its
+    /// last line.
     pub fn stop(&mut self) {
         self.worker.stop();
+        self.ponder = None;
+    }
+
+    /// Stops a background search that answers a request (`hint`, `go`, `analyze`) and waits
+    /// until it has printed its last line; pondering, which prints nothing, goes on (the
+    /// commands that change the game decide whether it still fits).
+    pub fn settle(&mut self) {
+        if !self.is_pondering() {
+            self.stop();
+        }
     }
 
     /// Waits for a background search to finish by itself.
@@ -566,6 +720,123 @@ mod tests {
         session.start_analysis(|_, _| {}, move |completed| sender.send(completed).unwrap());
         session.stop();
         assert_eq!(receiver.try_recv(), Ok(false));
+    }
+
+    /// Hands each decision to a channel.
+    struct Decisions(std::sync::mpsc::Sender<Decision>);
+
+    impl DecisionListener for Decisions {
+        fn decided(self, decision: Decision) {
+            let _ = self.0.send(decision);
+        }
+    }
+
+    /// A pondering session (no book, one thread, 0.1 s a move, no depth limit to speak of)
+    /// that has decided its first move and played it; the decision's line.
+    fn pondering_session() -> (Session, Vec<Move>) {
+        let mut session = Session::new(&Config {
+            ponder: true,
+            level: Level::new(60).unwrap(),
+            move_time: Some(Duration::from_millis(100)),
+            threads: 1,
+            book: crate::config::BookSetting::Off,
+            ..Config::default()
+        });
+        let (sender, receiver) = std::sync::mpsc::channel();
+        session.decide(None, Decisions(sender));
+        let Decision::Searched { result, .. } = receiver.recv().unwrap() else {
+            panic!("a search decides the first move without a book");
+        };
+        assert!(result.pv.len() >= 2, "a line with a reply: {:?}", result.pv);
+        session.play(GgfMove::bare(result.best)).unwrap();
+        (session, result.pv)
+    }
+
+    fn searched(decision: Decision) -> (SearchResult, Duration) {
+        match decision {
+            Decision::Searched { result, elapsed } => (result, elapsed),
+            other => panic!("not a search: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_expected_reply_continues_the_pondering_search() {
+        let (mut session, pv) = pondering_session();
+        assert!(session.is_pondering(), "pondering after its own move");
+        session.play(GgfMove::bare(pv[1])).unwrap();
+        assert!(
+            session.is_pondering(),
+            "the expected reply keeps it pondering"
+        );
+        std::thread::sleep(Duration::from_millis(400));
+        let (sender, receiver) = std::sync::mpsc::channel();
+        session.decide(None, Decisions(sender));
+        let (result, elapsed) = searched(receiver.recv().unwrap());
+        // The search that answered began before the request: it is the pondering search.
+        assert!(result.elapsed >= Duration::from_millis(400), "{result:?}");
+        assert!(elapsed < result.elapsed, "{elapsed:?} {result:?}");
+        assert!(session.board().is_legal(result.best));
+        session.play(GgfMove::bare(result.best)).unwrap();
+        assert!(session.is_pondering(), "and ponders again after the answer");
+    }
+
+    #[test]
+    fn another_reply_stops_pondering_and_searches_afresh() {
+        let (mut session, pv) = pondering_session();
+        let other = crate::board::bits::squares(session.board().legal_moves())
+            .map(Move::Play)
+            .find(|&mv| mv != pv[1])
+            .expect("the opening has several replies");
+        session.play(GgfMove::bare(other)).unwrap();
+        assert!(!session.is_pondering());
+        std::thread::sleep(Duration::from_millis(200));
+        let (sender, receiver) = std::sync::mpsc::channel();
+        session.decide(None, Decisions(sender));
+        let (result, elapsed) = searched(receiver.recv().unwrap());
+        // A search of its own: it began with the request.
+        assert!(result.elapsed <= elapsed, "{elapsed:?} {result:?}");
+        // Taking a move back also leaves the pondered line.
+        session.play(GgfMove::bare(result.best)).unwrap();
+        assert!(session.is_pondering());
+        session.undo().unwrap();
+        assert!(
+            session.is_pondering(),
+            "the position it decided in is on the way"
+        );
+        session.undo().unwrap();
+        assert!(!session.is_pondering());
+    }
+
+    #[test]
+    fn without_ponder_the_engine_waits_idle() {
+        let mut session = Session::new(&Config {
+            move_time: Some(Duration::from_millis(50)),
+            threads: 1,
+            book: crate::config::BookSetting::Off,
+            ..Config::default()
+        });
+        let (sender, receiver) = std::sync::mpsc::channel();
+        session.decide(None, Decisions(sender));
+        let (result, _) = searched(receiver.recv().unwrap());
+        session.play(GgfMove::bare(result.best)).unwrap();
+        assert!(!session.is_pondering());
+    }
+
+    #[test]
+    fn no_pondering_thread_outlives_the_session() {
+        let (session, _) = pondering_session();
+        let shared = Arc::clone(session.ponder.as_ref().expect("pondering"));
+        assert_eq!(
+            Arc::strong_count(&shared),
+            3,
+            "the session, its thread and this test"
+        );
+        drop(session);
+        assert_eq!(
+            Arc::strong_count(&shared),
+            1,
+            "the thread is gone with the session"
+        );
     }
 
     #[test]

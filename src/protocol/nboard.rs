@@ -42,8 +42,9 @@ pub fn run(config: &Config, queue: &mut InputQueue, out: &Output) -> Result<()> 
         if line.is_empty() {
             continue;
         }
-        // Whatever the command, an older request's search ends first.
-        session.stop();
+        // Whatever the command, an older request's search ends first (pondering, which
+        // prints nothing, goes on while the game stays on its way).
+        session.settle();
         match handle(&mut session, line, out) {
             Ok(Flow::Continue) => {}
             Ok(Flow::Quit) => break,

@@ -15,6 +15,8 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
+use super::time::LiveBudget;
+
 /// The running node counts of the threads of one parallel search, one slot a thread, each
 /// written only by its thread (at its polls) and read by anyone.
 #[derive(Debug, Default)]
@@ -63,6 +65,8 @@ impl NodeCounts {
 pub struct StopCheck<'a> {
     flag: &'a AtomicBool,
     deadline: Option<Instant>,
+    /// A deadline that may be set while the search runs (pondering).
+    live: Option<&'a LiveBudget>,
     node_limit: u64,
     /// Nodes this thread counted elsewhere before the nodes given to `should_stop`.
     spent: u64,
@@ -76,6 +80,7 @@ impl<'a> StopCheck<'a> {
         StopCheck {
             flag,
             deadline: None,
+            live: None,
             node_limit: u64::MAX,
             spent: 0,
             counts: None,
@@ -85,6 +90,11 @@ impl<'a> StopCheck<'a> {
     /// The same check, also stopping once `deadline` (if any) has passed.
     pub fn with_deadline(self, deadline: Option<Instant>) -> StopCheck<'a> {
         StopCheck { deadline, ..self }
+    }
+
+    /// The same check, also stopping at the hard deadline of `live` once it is started.
+    pub fn with_live_budget(self, live: Option<&'a LiveBudget>) -> StopCheck<'a> {
+        StopCheck { live, ..self }
     }
 
     /// The same check, also stopping once the nodes counted reach `limit` (`u64::MAX`: none).
@@ -136,6 +146,10 @@ impl<'a> StopCheck<'a> {
             || self
                 .deadline
                 .is_some_and(|deadline| Instant::now() >= deadline)
+            || self
+                .live
+                .and_then(LiveBudget::hard_deadline)
+                .is_some_and(|deadline| Instant::now() >= deadline)
     }
 }
 
@@ -167,6 +181,28 @@ mod tests {
         assert!(!later.should_stop(0));
         flag.store(true, Ordering::Relaxed);
         assert!(later.should_stop(0) && check.should_stop(0));
+    }
+
+    #[test]
+    fn a_live_budget_stops_only_once_started() {
+        use super::super::time::TimeBudget;
+        let flag = AtomicBool::new(false);
+        let live = LiveBudget::new();
+        let check = StopCheck::new(&flag).with_live_budget(Some(&live));
+        assert!(
+            !check.should_stop(0),
+            "no deadline before the budget starts"
+        );
+        live.start(Some(TimeBudget::per_move(Duration::ZERO)));
+        assert!(check.should_stop(0), "a spent budget stops the search");
+        let open = LiveBudget::new();
+        open.start(None);
+        assert!(!StopCheck::new(&flag)
+            .with_live_budget(Some(&open))
+            .should_stop(0));
+        // Only the first start counts.
+        open.start(Some(TimeBudget::per_move(Duration::ZERO)));
+        assert_eq!(open.budget(), None);
     }
 
     #[test]

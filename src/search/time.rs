@@ -9,7 +9,8 @@
 //! bookkeeping never overrun the clock, and every budget satisfies
 //! `soft <= hard <= time available for the move`.
 
-use std::time::Duration;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 /// The longest time any clock value is taken to mean (about 31 years): larger values, however
 /// written (`1e300`, `18446744073709551616`, `TI[213503982334601.00:00:00]`), are clamped to
@@ -64,6 +65,40 @@ pub enum Clock {
         /// Moves still to play within it (at least 1).
         moves: u32,
     },
+}
+
+/// A time budget given to a search after it started: a pondering search runs with no
+/// deadline until the engine is asked for its move in the position it ponders, and then has
+/// the budget of that request, counted from the request ([`LiveBudget::start`]).
+#[derive(Debug, Default)]
+pub struct LiveBudget {
+    /// Unset: no deadline yet. Set: since when, and the budget (`None`: no time limit).
+    started: OnceLock<(Instant, Option<TimeBudget>)>,
+}
+
+impl LiveBudget {
+    /// A budget not yet started: the search runs without a deadline.
+    pub fn new() -> LiveBudget {
+        LiveBudget::default()
+    }
+
+    /// Starts the clock: from now on the search has `budget` (`None`: none), counted from
+    /// now. Only the first call counts; later ones are ignored.
+    pub fn start(&self, budget: Option<TimeBudget>) {
+        let _ = self.started.set((Instant::now(), budget));
+    }
+
+    /// Since when and which budget, once started with a time limit.
+    pub fn budget(&self) -> Option<(Instant, TimeBudget)> {
+        self.started
+            .get()
+            .and_then(|&(since, budget)| budget.map(|budget| (since, budget)))
+    }
+
+    /// The hard deadline, once started with a time limit.
+    pub fn hard_deadline(&self) -> Option<Instant> {
+        self.budget().map(|(since, budget)| since + budget.hard)
+    }
 }
 
 /// Empty squares from which a game on a clock is planned to be settled by the endgame
