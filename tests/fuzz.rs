@@ -16,6 +16,8 @@
 //!   preprocessing), `=` or `?` plus the line's id, ended by one blank line; a line over
 //!   64 KiB gets `? line too long` (with its id);
 //! - a GTP command answered `?` leaves `showboard` unchanged;
+//! - an NBoard `move` whose square is malformed (`A10`, `F5x`, `D33`: a legal square with
+//!   more after it) is refused with a warning, and the model's game stays as it was;
 //! - NBoard prints only the line types protocol.md lists, nothing about an older request after
 //!   a `pong`, and `ping TOKEN` answers `pong TOKEN` with the token exactly as sent;
 //! - every byte on stdout and stderr is ASCII (the engine runs with `RUST_LOG=warn`, so the
@@ -1242,6 +1244,9 @@ enum NbEffect {
     None,
     SetGame(Box<Board>),
     Play(Move),
+    /// A move whose square is malformed (a legal square with more after it): refused, the
+    /// game unchanged.
+    Refused,
 }
 
 /// A valid NBoard command for the position the test believes the engine has.
@@ -1263,6 +1268,18 @@ fn nboard_valid(gen: &mut Gen, mirror: Option<&Board>) -> (String, NbEffect) {
                 format!("set game {text}"),
                 NbEffect::SetGame(Box::new(board)),
             )
+        }
+        41..=44 if !mirror.expect("checked").must_pass() => {
+            // A legal square with a digit, a letter or another square after it (`move
+            // A10`, `move F5x`, `move D33`): never read as the square it starts with.
+            let board = mirror.expect("checked");
+            let square = gen.rng.pick(board.legal_moves());
+            let tail = match gen.below(3) {
+                0 => gen.below(10).to_string(),
+                1 => gen.pick(&["x", "a", "H", "p"]).to_string(),
+                _ => gen.square().to_string(),
+            };
+            (format!("move {square}{tail}"), NbEffect::Refused)
         }
         15..=44 => {
             let board = mirror.expect("checked");
@@ -1512,6 +1529,23 @@ fn nboard_process(seed: u64, index: usize, lines: usize) -> usize {
         }
         match effect {
             NbEffect::None => {}
+            NbEffect::Refused => {
+                // Its warning may reach the merged stream after the pong.
+                let line = String::from_utf8_lossy(&bytes).into_owned();
+                let warned = format!("ignored \"{line}\"");
+                // The sync's audit has moved what came before the pong to the stderr tail.
+                let seen = p.stderr_tail.iter().any(|l| l.contains(&warned))
+                    || p.engine
+                        .transcript
+                        .iter()
+                        .any(|(stream, l)| *stream == Stream::Stderr && l.contains(&warned))
+                    || p.engine.wait_for_any(Duration::from_secs(5), |stream, l| {
+                        stream == Stream::Stderr && l.contains(&warned)
+                    });
+                if !seen {
+                    p.fail(&format!("{line:?} was not refused (no warning on stderr)"));
+                }
+            }
             NbEffect::SetGame(board) => mirror = Some(*board),
             NbEffect::Play(mv) => {
                 mirror = mirror.and_then(|mut b| b.play(mv).is_ok().then_some(b));
