@@ -304,10 +304,13 @@ impl Search {
         self.bundle.evaluator().evaluate(board)
     }
 
-    /// [`Search::iterate`] with the time budget of `live` instead of `limits.time`: no
-    /// deadline until [`LiveBudget::start`] is called (from another thread), then that
-    /// budget counted from that call. Pondering: the search of the position the engine
-    /// expects goes on into the search of its move when the expected move is played.
+    /// [`Search::iterate`] with the deadlines of `live` instead of those of `limits.time`:
+    /// none until [`LiveBudget::start`] is called (from another thread), then that budget's
+    /// counted from that call. `limits.time` is the budget the search expects to get: it
+    /// decides, as in a timed search, whether the solver's first pass fits
+    /// ([`TimeBudget::affords_solve`]) or the midgame search deepens instead. Pondering: the
+    /// search of the position the engine expects goes on into the search of its move when
+    /// the expected move is played.
     pub fn iterate_pondering(
         &mut self,
         board: &Board,
@@ -316,12 +319,8 @@ impl Search {
         stop: &AtomicBool,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        let limits = SearchLimits {
-            time: None,
-            ..*limits
-        };
         self.live = Some(live);
-        let result = self.iterate(board, &limits, stop, on_info);
+        let result = self.iterate(board, limits, stop, on_info);
         self.live = None;
         result
     }
@@ -341,8 +340,13 @@ impl Search {
         self.next_poll = POLL_INTERVAL;
         self.counts.reset();
         let live = self.live.clone();
+        // A pondering search's deadlines are its live budget's alone.
+        let deadline = match &live {
+            Some(_) => None,
+            None => limits.time.map(|t| self.started + t.hard),
+        };
         let stop = StopCheck::new(stop)
-            .with_deadline(limits.time.map(|t| self.started + t.hard))
+            .with_deadline(deadline)
             .with_live_budget(live.as_deref())
             .with_node_limit(limits.nodes.unwrap_or(u64::MAX));
         let stop = &stop;

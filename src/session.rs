@@ -374,7 +374,8 @@ impl Session {
             let line = self.book_line(choice.square);
             listener.decided(Decision::Book(choice));
             let position = self.board().clone();
-            return self.ponder_after(&position, &line);
+            let budget = self.move_limits(clock).time;
+            return self.ponder_after(&position, &line, budget);
         }
         let limits = self.move_limits(clock);
         listener.searching();
@@ -383,7 +384,7 @@ impl Session {
             .ponder_enabled
             .then(|| PonderShared::new(Phase::Deciding));
         self.ponder = ponder.clone();
-        let level = self.level;
+        let settings = (self.level, limits.time);
         self.worker.start(move |search, stop| {
             let result = search.iterate(&board, &limits, stop, &mut |info| listener.info(info));
             let Some(shared) = ponder else {
@@ -394,7 +395,7 @@ impl Session {
             };
             let plan = match stop.load(Ordering::Relaxed) {
                 true => None,
-                false => Plan::after(search, &board, &result.pv, level, stop),
+                false => Plan::after(search, &board, &result.pv, settings, stop),
             };
             // Under the lock: no command sees this thread pondering before its answer is out.
             let mut phase = shared.lock();
@@ -451,7 +452,7 @@ impl Session {
                     result,
                     elapsed: asked.elapsed(),
                 });
-                self.ponder_after(&plan.expected, &pv);
+                self.ponder_after(&plan.expected, &pv, plan.expected_budget);
                 Ok(())
             }
             _ => Err(listener),
@@ -459,18 +460,18 @@ impl Session {
     }
 
     /// With `--ponder`, starts pondering after the engine chose `line[0]` in `position`
-    /// (`line[1]` being the reply it expects, if any).
-    fn ponder_after(&mut self, position: &Board, line: &[Move]) {
+    /// (`line[1]` being the reply it expects, if any), expecting `budget` for its next move.
+    fn ponder_after(&mut self, position: &Board, line: &[Move], budget: Option<TimeBudget>) {
         if !self.ponder_enabled {
             return;
         }
-        let level = self.level;
+        let settings = (self.level, budget);
         let plan = self.worker.with_state(|search| {
             Plan::after(
                 search,
                 position,
                 line,
-                level,
+                settings,
                 &std::sync::atomic::AtomicBool::new(false),
             )
         });

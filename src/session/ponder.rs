@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use super::{Decision, DecisionListener};
 use crate::board::{Board, Move};
-use crate::search::{Level, LiveBudget, Search, SearchInfo, SearchLimits};
+use crate::search::{Level, LiveBudget, Search, SearchInfo, SearchLimits, TimeBudget};
 
 /// The depth of the quick search that picks the expected reply when the principal variation
 /// has none.
@@ -39,6 +39,10 @@ pub struct Plan {
     pub expected: Board,
     /// The level of the decision, and of the pondering search.
     pub level: Level,
+    /// The time budget the engine expects for its next move (that of the move it decided):
+    /// the pondering search decides with it whether to solve or deepen, as a timed search
+    /// would.
+    pub expected_budget: Option<TimeBudget>,
     /// The pondering search's budget, started when the engine is asked for its move in
     /// `expected`.
     pub live: Arc<LiveBudget>,
@@ -52,7 +56,7 @@ impl Plan {
         search: &mut Search,
         position: &Board,
         pv: &[Move],
-        level: Level,
+        (level, expected_budget): (Level, Option<TimeBudget>),
         stop: &AtomicBool,
     ) -> Option<Plan> {
         let mut after_move = position.without_history();
@@ -83,6 +87,7 @@ impl Plan {
             after_move,
             expected,
             level,
+            expected_budget,
             live: Arc::new(LiveBudget::new()),
         })
     }
@@ -192,7 +197,10 @@ impl PonderShared {
 /// decision and ponders again after it.
 pub fn ponder(search: &mut Search, stop: &AtomicBool, shared: &PonderShared, mut plan: Plan) {
     loop {
-        let limits = SearchLimits::for_level(plan.level);
+        let limits = SearchLimits {
+            time: plan.expected_budget,
+            ..SearchLimits::for_level(plan.level)
+        };
         *shared.last_info() = None;
         let result = search.iterate_pondering(
             &plan.expected,
@@ -205,7 +213,8 @@ pub fn ponder(search: &mut Search, stop: &AtomicBool, shared: &PonderShared, mut
         let adopted = matches!(&*shared.lock(), Phase::Adopted { .. });
         // The next plan before the lock is taken again: it may need a quick search.
         let next = if adopted && !stopped {
-            Plan::after(search, &plan.expected, &result.pv, plan.level, stop)
+            let settings = (plan.level, plan.expected_budget);
+            Plan::after(search, &plan.expected, &result.pv, settings, stop)
         } else {
             None
         };
