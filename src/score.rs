@@ -10,8 +10,8 @@
 //! [`Score::ceil_discs`]). Scores are bounded: a final disc difference lies in -64..=64, and
 //! evaluations are clamped into the same range.
 //!
-//! Both are `#[repr(transparent)]` integers: a bare number becomes one by saying its unit
-//! ([`Discs::new`], [`Score::from_units`]) and comes out the same way
+//! Both are `#[repr(transparent)]` integers with private fields: a bare number becomes one
+//! only by saying its unit ([`Discs::new`], [`Score::from_units`]) and comes out the same way
 //! ([`Discs::get`], [`Score::units`]), while the searches do their window arithmetic on the
 //! types themselves (negation, sums, differences, order; [`Discs::ONE`] and [`Score::UNIT`]
 //! are a null window's width) at no cost. [`Value`] is what the two have in common, for the
@@ -30,7 +30,7 @@ pub const UNITS_PER_DISC: i32 = 100;
 /// says): a final score lies in -64..=64.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
 #[repr(transparent)]
-pub struct Discs(pub i32);
+pub struct Discs(i32);
 
 impl Discs {
     /// A draw.
@@ -96,7 +96,7 @@ impl fmt::Display for Discs {
 /// A score in 1/[`UNITS_PER_DISC`] discs, from the side to move's point of view.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
 #[repr(transparent)]
-pub struct Score(pub i32);
+pub struct Score(i32);
 
 impl Score {
     /// Larger than any real score (a search bound).
