@@ -715,8 +715,8 @@ mod tests {
         // 13 black discs, no white: the game is over and Black wins 64-0.
         let board = Board::from_discs(0x1fff, 0, Color::White).unwrap();
         assert!(board.is_game_over());
-        assert_eq!(board.final_score(Color::Black), Discs(64));
-        assert_eq!(board.final_score(Color::White), Discs(-64));
+        assert_eq!(board.final_score(Color::Black), Discs::new(64));
+        assert_eq!(board.final_score(Color::White), Discs::new(-64));
     }
 
     #[test]

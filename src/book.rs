@@ -113,7 +113,7 @@ impl Games {
 
     /// Counts one finished game whose result was `result` for the side to move.
     pub fn count(&mut self, result: Discs) {
-        let slot = match result.0.signum() {
+        let slot = match result.get().signum() {
             1 => &mut self.wins,
             0 => &mut self.draws,
             _ => &mut self.losses,
@@ -270,7 +270,11 @@ impl Book {
             let bit = m.square.bit();
             ensure!(legal & bit != 0, "{} is not a legal move", m.square);
             ensure!(seen & bit == 0, "{} is listed twice", m.square);
-            ensure!(m.value.0.abs() <= 64, "value {} out of range", m.value.0);
+            ensure!(
+                m.value.get().abs() <= 64,
+                "value {} out of range",
+                m.value.get()
+            );
             seen |= bit;
         }
         ensure!(
@@ -325,7 +329,7 @@ impl Book {
     /// clamped to -64..=64), so `-contempt` to White; best first by those values (ties in
     /// square order). With `contempt` 0 it is [`Book::moves`].
     pub fn moves_with_contempt(&self, board: &Board, contempt: Discs) -> Option<Vec<BookChoice>> {
-        let contempt = Discs(contempt.0.clamp(-64, 64));
+        let contempt = contempt.clamp(-Discs::MAX, Discs::MAX);
         let draw = match board.side_to_move() {
             Color::Black => contempt,
             Color::White => -contempt,
@@ -362,9 +366,9 @@ impl Book {
         let best = choices.first()?.value;
         let near: Vec<BookChoice> = choices
             .into_iter()
-            .filter(|c| c.value >= best - Discs(randomness.0.max(0)))
+            .filter(|c| c.value >= best - randomness.max(Discs::ZERO))
             .collect();
-        let pick = if near.len() > 1 && randomness.0 > 0 {
+        let pick = if near.len() > 1 && randomness > Discs::ZERO {
             rng.below(near.len() as u64) as usize
         } else {
             0
@@ -520,7 +524,7 @@ mod tests {
         let moves = book.moves(&Board::start()).unwrap();
         assert_eq!(moves.len(), 4, "{moves:?}");
         assert!(moves.iter().all(|m| m.in_book && m.value == moves[0].value));
-        assert!((-4..=4).contains(&moves[0].value.0), "{moves:?}");
+        assert!((-4..=4).contains(&moves[0].value.get()), "{moves:?}");
         // A book move leads to a book position, valued by the same negamax from its side.
         let reply = book.moves(&after("f5")).unwrap();
         assert_eq!(-reply[0].value, moves[0].value, "{reply:?}");
@@ -557,7 +561,7 @@ mod tests {
         entry.add_link(to_key.apply(d3));
         entry.leaf = Some(BookMove {
             square: to_key.apply("c5".parse().unwrap()),
-            value: Discs(-3),
+            value: Discs::new(-3),
         });
         assert_eq!(book.len(), 1);
         for s in Symmetry::ALL {
@@ -568,7 +572,7 @@ mod tests {
             assert!(image.is_legal(Move::Play(link.square)));
             let leaf = moves.iter().find(|m| !m.in_book).unwrap();
             assert_eq!(leaf.square, s.apply("c5".parse().unwrap()));
-            assert_eq!(leaf.value, Discs(-3));
+            assert_eq!(leaf.value, Discs::new(-3));
         }
         assert!(book.moves(&after("f5d6")).is_none());
     }
@@ -584,20 +588,20 @@ mod tests {
         entry.add_link(s.apply(f5));
         entry.leaf = Some(BookMove {
             square: s.apply("d3".parse().unwrap()),
-            value: Discs(-7),
+            value: Discs::new(-7),
         });
         let child = after("f5");
         let (entry, s, _) = book.entry_mut(&child);
         entry.leaf = Some(BookMove {
             square: s.apply("d6".parse().unwrap()),
-            value: Discs(4),
+            value: Discs::new(4),
         });
         book.negamax();
         let moves = book.moves(&start).unwrap();
         assert_eq!(moves[0].square, f5);
-        assert_eq!(moves[0].value, Discs(-4));
+        assert_eq!(moves[0].value, Discs::new(-4));
         assert!(moves[0].in_book);
-        assert_eq!(moves[1].value, Discs(-7));
+        assert_eq!(moves[1].value, Discs::new(-7));
         assert_eq!(book.line(&start, f5).len(), 2);
     }
 
@@ -608,15 +612,15 @@ mod tests {
         let (entry, s, _) = book.entry_mut(&start);
         entry.links = vec![BookMove {
             square: s.apply("f5".parse().unwrap()),
-            value: Discs(0),
+            value: Discs::ZERO,
         }];
         entry.leaf = Some(BookMove {
             square: s.apply("d3".parse().unwrap()),
-            value: Discs(-1),
+            value: Discs::new(-1),
         });
         let mut rng = Rng::new(1);
         let pick = |book: &Book, r, c, rng: &mut Rng| {
-            book.choose(&start, Discs(r), Discs(c), rng)
+            book.choose(&start, Discs::new(r), Discs::new(c), rng)
                 .unwrap()
                 .square
                 .to_string()
@@ -624,16 +628,16 @@ mod tests {
         assert_eq!(pick(&book, 0, 0, &mut rng), "F5");
         // A draw worth -2 to Black (to move) is worse than the -1 of d3.
         assert_eq!(pick(&book, 0, -2, &mut rng), "D3");
-        let valued = book.moves_with_contempt(&start, Discs(-2)).unwrap();
+        let valued = book.moves_with_contempt(&start, Discs::new(-2)).unwrap();
         let shown: Vec<(String, i32)> = valued
             .iter()
-            .map(|c| (c.square.to_string(), c.value.0))
+            .map(|c| (c.square.to_string(), c.value.get()))
             .collect();
         assert_eq!(shown, [("D3".to_string(), -1), ("F5".to_string(), -2)]);
         // NBoard's +-100 are clamped; White sees the opposite of Black's contempt.
-        let extreme = book.moves_with_contempt(&start, Discs(100)).unwrap();
+        let extreme = book.moves_with_contempt(&start, Discs::new(100)).unwrap();
         assert_eq!(
-            (extreme[0].square.to_string(), extreme[0].value.0),
+            (extreme[0].square.to_string(), extreme[0].value.get()),
             ("F5".to_string(), 64)
         );
         assert_eq!(
@@ -648,7 +652,7 @@ mod tests {
         // Only a leaf: not a book position.
         book.entry_mut(&start).0.links.clear();
         assert!(book
-            .choose(&start, Discs(0), Discs::ZERO, &mut rng)
+            .choose(&start, Discs::ZERO, Discs::ZERO, &mut rng)
             .is_none());
     }
 }

@@ -314,7 +314,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             if !(0..=64).contains(&discs) {
                 bail!("the book randomness must be from 0 to 64 discs");
             }
-            c.book_randomness = crate::score::Discs(discs);
+            c.book_randomness = crate::score::Discs::new(discs);
             Ok(())
         },
     },
@@ -416,7 +416,7 @@ mod tests {
         let book =
             Config::parse(&["--book", "/nonexistent/x.book", "--book-randomness", "2"]).unwrap();
         assert_eq!(book.book, BookSetting::File("/nonexistent/x.book".into()));
-        assert_eq!(book.book_randomness, crate::score::Discs(2));
+        assert_eq!(book.book_randomness, crate::score::Discs::new(2));
         assert_eq!(
             Config::parse(&["--no-book"]).unwrap().book,
             BookSetting::Off

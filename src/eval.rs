@@ -249,15 +249,7 @@ impl Evaluation for SeedsEval {
             + stable * staged(60, 120, empties)
             + position * staged(100, 60, empties) / 100
             + discs * (20 - empties).max(0) * 3;
-        Score(value).clamped_below_max()
-    }
-}
-
-impl Score {
-    /// Clamped strictly inside the range of proven results.
-    fn clamped_below_max(self) -> Score {
-        let limit = Score::MAX.0 - 1;
-        Score(self.0.clamp(-limit, limit))
+        Score::from_units(value).clamped_below_max()
     }
 }
 
@@ -270,7 +262,7 @@ mod tests {
 
     #[test]
     fn start_position_is_even() {
-        assert_eq!(SeedsEval.evaluate(&Board::start()), Score(0));
+        assert_eq!(SeedsEval.evaluate(&Board::start()), Score::ZERO);
     }
 
     #[test]
@@ -304,7 +296,7 @@ mod tests {
         let side = crate::board::Color::Black;
         let with = Board::from_discs(black | 1, white, side).unwrap();
         let without = Board::from_discs(black, white, side).unwrap();
-        assert!(SeedsEval.evaluate(&with).0 > SeedsEval.evaluate(&without).0 + 100);
+        assert!(SeedsEval.evaluate(&with).units() > SeedsEval.evaluate(&without).units() + 100);
     }
 
     #[test]

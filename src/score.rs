@@ -1,17 +1,27 @@
 //! Scores: a disc difference from the side to move's point of view, in two units.
 //!
-//! [`Discs`] is a whole number of discs: a final score, an endgame solver's value, an OBF
-//! score. [`Score`] is an integer number of [`UNITS_PER_DISC`]ths of a disc, so the static
-//! evaluation can tell apart positions worth less than a disc; exact endgame values are whole
-//! discs (multiples of the unit). This file is the one place that converts between them
-//! ([`Score::from_discs`], and back with [`Score::rounded_discs`], [`Score::floor_discs`],
+//! [`Discs`] is a whole number of discs: a final score, an endgame solver's value (its
+//! windows, node values and table entries), an OBF score. [`Score`] is an integer number of
+//! [`UNITS_PER_DISC`]ths of a disc, so the static evaluation can tell apart positions worth
+//! less than a disc: evaluations and the midgame search's windows, node values and table
+//! entries; exact endgame values are whole discs (multiples of the unit). This file is the one
+//! place that converts between them ([`Score::from_discs`], and back with
+//! [`Score::rounded_discs`], [`Score::rounded_even_discs`], [`Score::floor_discs`],
 //! [`Score::ceil_discs`]). Scores are bounded: a final disc difference lies in -64..=64, and
 //! evaluations are clamped into the same range.
+//!
+//! Both are `#[repr(transparent)]` integers with private fields: a bare number becomes one
+//! only by saying its unit ([`Discs::new`], [`Score::from_units`]) and comes out the same way
+//! ([`Discs::get`], [`Score::units`]), while the searches do their window arithmetic on the
+//! types themselves (negation, sums, differences, order; [`Discs::ONE`] and [`Score::UNIT`]
+//! are a null window's width) at no cost. [`Value`] is what the two have in common, for the
+//! search machinery written once for both.
 //!
 //! The types carry values, not text: each front end writes them in its own form (NBoard's
 //! `+1.23` is in [`crate::protocol::nboard`]); [`Score::discs`] gives the number.
 
 use std::fmt;
+use std::ops::{Add, Neg, Sub};
 
 /// Internal units per disc.
 pub const UNITS_PER_DISC: i32 = 100;
@@ -19,35 +29,58 @@ pub const UNITS_PER_DISC: i32 = 100;
 /// A disc difference in whole discs, from one side's point of view (which side, the holder
 /// says): a final score lies in -64..=64.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
-pub struct Discs(pub i32);
+#[repr(transparent)]
+pub struct Discs(i32);
 
 impl Discs {
     /// A draw.
     pub const ZERO: Discs = Discs(0);
+    /// One disc: the smallest step between two values (a null window's width).
+    pub const ONE: Discs = Discs(1);
+    /// The largest disc difference a game can end with: all 64 discs.
+    pub const MAX: Discs = Discs(64);
+    /// Larger than any real disc difference (a search bound).
+    pub const INFINITY: Discs = Discs(65);
+
+    /// `discs` whole discs.
+    #[inline]
+    pub const fn new(discs: i32) -> Discs {
+        Discs(discs)
+    }
+
+    /// The number of discs.
+    #[inline]
+    pub const fn get(self) -> i32 {
+        self.0
+    }
 
     /// -1, 0 or +1: a loss, a draw or a win.
+    #[inline]
     pub fn signum(self) -> Discs {
         Discs(self.0.signum())
     }
 }
 
-impl std::ops::Neg for Discs {
+impl Neg for Discs {
     type Output = Discs;
     /// The same difference from the other side's point of view.
+    #[inline]
     fn neg(self) -> Discs {
         Discs(-self.0)
     }
 }
 
-impl std::ops::Add for Discs {
+impl Add for Discs {
     type Output = Discs;
+    #[inline]
     fn add(self, other: Discs) -> Discs {
         Discs(self.0 + other.0)
     }
 }
 
-impl std::ops::Sub for Discs {
+impl Sub for Discs {
     type Output = Discs;
+    #[inline]
     fn sub(self, other: Discs) -> Discs {
         Discs(self.0 - other.0)
     }
@@ -62,17 +95,33 @@ impl fmt::Display for Discs {
 
 /// A score in 1/[`UNITS_PER_DISC`] discs, from the side to move's point of view.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
-pub struct Score(pub i32);
+#[repr(transparent)]
+pub struct Score(i32);
 
 impl Score {
     /// Larger than any real score (a search bound).
-    pub const INFINITY: Score = Score(65 * UNITS_PER_DISC);
+    pub const INFINITY: Score = Score::from_discs(Discs::INFINITY);
     /// The largest score a position can have: all 64 discs.
-    pub const MAX: Score = Score(64 * UNITS_PER_DISC);
+    pub const MAX: Score = Score::from_discs(Discs::MAX);
     /// A draw.
     pub const ZERO: Score = Score(0);
+    /// One unit: the smallest step between two scores (a null window's width).
+    pub const UNIT: Score = Score(1);
+
+    /// `units` 1/[`UNITS_PER_DISC`]ths of a disc.
+    #[inline]
+    pub const fn from_units(units: i32) -> Score {
+        Score(units)
+    }
+
+    /// The score in 1/[`UNITS_PER_DISC`]ths of a disc.
+    #[inline]
+    pub const fn units(self) -> i32 {
+        self.0
+    }
 
     /// A whole number of discs: the conversion from [`Discs`].
+    #[inline]
     pub const fn from_discs(discs: Discs) -> Score {
         Score(discs.0 * UNITS_PER_DISC)
     }
@@ -92,6 +141,13 @@ impl Score {
         })
     }
 
+    /// The score rounded to an even number of discs (pairs of discs, halves away from
+    /// zero): every final score of a full board is even.
+    pub fn rounded_even_discs(self) -> Discs {
+        let pairs = (self.0 as f32 / (2 * UNITS_PER_DISC) as f32).round() as i32;
+        Discs(2 * pairs)
+    }
+
     /// The most discs at or below the score (rounded toward minus infinity).
     pub fn floor_discs(self) -> Discs {
         Discs(self.0.div_euclid(UNITS_PER_DISC))
@@ -105,15 +161,75 @@ impl Score {
     /// Clamped into the range of real scores (`-MAX..=MAX`): an evaluation past it (a
     /// midgame value) becomes a possible final score.
     pub fn clamped(self) -> Score {
-        Score(self.0.clamp(-Score::MAX.0, Score::MAX.0))
+        self.clamp(-Score::MAX, Score::MAX)
+    }
+
+    /// Clamped strictly inside the range of proven results (`-MAX..=MAX` less a unit at
+    /// each end): where an evaluation ends up.
+    #[inline]
+    pub fn clamped_below_max(self) -> Score {
+        let limit = Score::MAX.0 - 1;
+        Score(self.0.clamp(-limit, limit))
     }
 }
 
-impl std::ops::Neg for Score {
+impl Neg for Score {
     type Output = Score;
     /// The same score from the other side's point of view.
+    #[inline]
     fn neg(self) -> Score {
         Score(-self.0)
+    }
+}
+
+impl Add for Score {
+    type Output = Score;
+    #[inline]
+    fn add(self, other: Score) -> Score {
+        Score(self.0 + other.0)
+    }
+}
+
+impl Sub for Score {
+    type Output = Score;
+    #[inline]
+    fn sub(self, other: Score) -> Score {
+        Score(self.0 - other.0)
+    }
+}
+
+/// What the two units have in common, for the search machinery written once for both (the
+/// transposition table's entries, the split points of a parallel search): ordering, window
+/// arithmetic, and the bare integer in the type's own unit that such machinery packs into
+/// its words. No conversion between units: a value comes back as the type it went in.
+pub trait Value:
+    Copy + Ord + Default + fmt::Debug + Neg<Output = Self> + Add<Output = Self> + Sub<Output = Self>
+{
+    /// The value as its bare integer, in its own unit.
+    fn raw(self) -> i32;
+    /// The value whose bare integer is `raw`, as [`Value::raw`] gave it.
+    fn from_raw(raw: i32) -> Self;
+}
+
+impl Value for Discs {
+    #[inline]
+    fn raw(self) -> i32 {
+        self.0
+    }
+    #[inline]
+    fn from_raw(raw: i32) -> Discs {
+        Discs(raw)
+    }
+}
+
+impl Value for Score {
+    #[inline]
+    fn raw(self) -> i32 {
+        self.0
+    }
+    #[inline]
+    fn from_raw(raw: i32) -> Score {
+        Score(raw)
     }
 }
 
@@ -145,5 +261,38 @@ mod tests {
         assert_eq!(Score(-9000).clamped(), -Score::MAX);
         assert_eq!(Score(-250).clamped(), Score(-250));
         assert_eq!(-Score(5), Score(-5));
+        assert_eq!(Score::INFINITY, Score(6500));
+        assert_eq!(Score::MAX.clamped_below_max(), Score(6399));
+        assert_eq!(Score(-7000).clamped_below_max(), Score(-6399));
+        assert_eq!(Score(250) - Score(300) + Score::UNIT, Score(-49));
+        assert_eq!(Discs::MAX - Discs::ONE + Discs(3), Discs(66));
+    }
+
+    #[test]
+    fn rounding_to_even_discs() {
+        // Pairs of discs rounded half away from zero, as the solver's first guess wants.
+        for (units, discs) in [
+            (0, 0),
+            (99, 0),
+            (100, 2),
+            (299, 2),
+            (300, 4),
+            (-100, -2),
+            (-99, 0),
+            (-301, -4),
+            (6400, 64),
+        ] {
+            assert_eq!(Score(units).rounded_even_discs(), Discs(discs), "{units}");
+        }
+    }
+
+    #[test]
+    fn the_bare_integers_come_back_as_they_went_in() {
+        for raw in [-6500, -1, 0, 7, 6500] {
+            assert_eq!(Score::from_raw(raw).raw(), raw);
+            assert_eq!(Discs::from_raw(raw).raw(), raw);
+            assert_eq!(Score::from_units(raw).units(), raw);
+            assert_eq!(Discs::new(raw).get(), raw);
+        }
     }
 }

@@ -81,7 +81,7 @@ struct SplitNode {
 }
 
 /// The midgame search's split points.
-type MidgamePool = Pool<SplitNode>;
+type MidgamePool = Pool<SplitNode, Score>;
 
 /// Deepest ply the search can reach (moves and passes).
 pub(crate) const MAX_PLY: usize = 128;
@@ -186,7 +186,7 @@ pub struct SearchResult {
 /// The searcher: transposition table, endgame solver and evaluation bundle, reused across
 /// searches.
 pub struct Search {
-    tt: Arc<TranspositionTable>,
+    tt: Arc<TranspositionTable<Score>>,
     solver: EndgameSolver,
     /// Threads a search uses, this one included ([`Search::set_threads`]).
     threads: usize,
@@ -211,7 +211,7 @@ pub struct Search {
     /// The innermost split point this thread is searching under, or [`split::NONE`].
     current: usize,
     /// The alpha that this thread's move at `current` is searched on.
-    task_alpha: i32,
+    task_alpha: Score,
     /// How many split points this thread has open (the height of its stack in the pool).
     height: usize,
     pv: Box<[[Move; MAX_PLY]; MAX_PLY]>,
@@ -241,7 +241,7 @@ impl Search {
             pool: None,
             thread: 0,
             current: split::NONE,
-            task_alpha: 0,
+            task_alpha: Score::ZERO,
             height: 0,
             pv: Box::new([[Move::Pass; MAX_PLY]; MAX_PLY]),
             pv_len: [0; MAX_PLY],
@@ -592,7 +592,7 @@ impl Search {
             pool: None,
             thread: 0,
             current: split::NONE,
-            task_alpha: 0,
+            task_alpha: Score::ZERO,
             height: 0,
             pv: Box::new([[Move::Pass; MAX_PLY]; MAX_PLY]),
             pv_len: [0; MAX_PLY],

@@ -316,11 +316,11 @@ fn set_contempt_values_book_draws_in_hint_and_go() {
     let entry = Entry {
         links: vec![BookMove {
             square: canonical("f6"),
-            value: Discs(0),
+            value: Discs::ZERO,
         }],
         leaf: Some(BookMove {
             square: canonical("d6"),
-            value: Discs(-1),
+            value: Discs::new(-1),
         }),
         depth: 4,
         ..Entry::default()

@@ -72,9 +72,9 @@ fn positions_out_holds_each_game_at_n_empties_with_its_true_value() {
     // The table gives the same values from Black's side.
     for (number, (board, score)) in solved.iter().enumerate() {
         let black = if board.side_to_move() == Color::Black {
-            score.0
+            score.get()
         } else {
-            -score.0
+            -score.get()
         };
         let row = stdout
             .lines()

@@ -63,7 +63,7 @@ fn the_edax_sample_imports_as_edax_lists_it() {
         match entry.leaf {
             Some(leaf) => {
                 assert_eq!(leaf.square.to_string(), fields[2], "{line}");
-                assert_eq!(leaf.value.0.to_string(), fields[3], "{line}");
+                assert_eq!(leaf.value.get().to_string(), fields[3], "{line}");
             }
             None => assert_eq!(fields[2], "--", "{line}"),
         }
@@ -82,7 +82,7 @@ impl Valuer for Lowest {
             .min_by_key(|&sq| to_key.apply(sq).index())
             .map(|square| BookMove {
                 square,
-                value: Discs(to_key.apply(square).index() as i32 % 9 - 4),
+                value: Discs::new(to_key.apply(square).index() as i32 % 9 - 4),
             })
     }
 

@@ -33,11 +33,11 @@ fn solver_equals_minimax_on_small_positions() {
         let expected = minimax(&mut board.clone());
 
         let value = solver
-            .search(&mut board, Discs(-64), Discs(64), &stop)
+            .search(&mut board, -Discs::MAX, Discs::MAX, &stop)
             .unwrap();
         assert_eq!(value, expected, "{board:?}");
         let wld = solver
-            .search(&mut board, Discs(-1), Discs(1), &stop)
+            .search(&mut board, Discs::new(-1), Discs::new(1), &stop)
             .unwrap();
         assert_eq!(wld.signum(), expected.signum(), "{board:?}");
 
@@ -117,7 +117,7 @@ fn balanced_validation_values_are_exact() {
     assert!(positions.iter().all(|(board, _)| board.empties() == 24));
     let close = positions
         .iter()
-        .filter(|(_, score)| score.0.abs() <= 6)
+        .filter(|(_, score)| score.get().abs() <= 6)
         .count();
     assert!(close >= 300, "{close} of 400 within 6 discs");
     let mut solver = EndgameSolver::new(64);
@@ -138,13 +138,13 @@ fn exact_scores_are_the_same_on_all_symmetries() {
     for empties in [12, 13, 14, 15, 16] {
         let board = random_position(&mut rng, empties);
         let expected = solver
-            .search(&mut board.clone(), Discs(-64), Discs(64), &stop)
+            .search(&mut board.clone(), -Discs::MAX, Discs::MAX, &stop)
             .unwrap();
         for symmetry in Symmetry::ALL {
             solver.clear();
             let mut image = board.transformed(symmetry);
             assert_eq!(
-                solver.search(&mut image, Discs(-64), Discs(64), &stop),
+                solver.search(&mut image, -Discs::MAX, Discs::MAX, &stop),
                 Some(expected),
                 "{board:?} under {symmetry:?}"
             );
@@ -207,15 +207,18 @@ fn selective_passes_precede_the_exact_solve_of_a_large_root() {
         };
         assert!(position.board.is_legal(Move::Play(square)));
         // A selective value is a probable one: it stays within a few discs of the truth here.
-        assert!((pass.solution.score.0 - 38).abs() <= 8, "{pass:?}");
+        assert!((pass.solution.score.get() - 38).abs() <= 8, "{pass:?}");
     }
     assert!(passes
         .windows(2)
         .all(|w| w[0].solution.nodes <= w[1].solution.nodes));
     assert!(passes.last().unwrap().solution.nodes < solution.nodes);
-    assert_eq!(solution.score, Discs(38));
+    assert_eq!(solution.score, Discs::new(38));
     assert_eq!(solution.best, "a2".parse().unwrap());
-    assert_eq!(score_of_final(&position.board, &solution.pv), Discs(38));
+    assert_eq!(
+        score_of_final(&position.board, &solution.pv),
+        Discs::new(38)
+    );
     assert_eq!(board, position.board);
 
     // Below the threshold the solve is exact at once.
@@ -253,7 +256,7 @@ fn a_node_limit_stops_a_solve_at_the_next_poll() {
     assert_eq!(
         solution.score,
         solver
-            .search(&mut board.clone(), Discs(-64), Discs(64), &flag)
+            .search(&mut board.clone(), -Discs::MAX, Discs::MAX, &flag)
             .unwrap()
     );
 }

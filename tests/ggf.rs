@@ -86,7 +86,7 @@ fn the_wipeout_is_over_and_passes_are_recorded() {
     assert_eq!(wipeout.board().count(Color::White), 0);
     assert_eq!(
         wipeout.board().final_score(Color::Black),
-        tsuru::score::Discs(64)
+        tsuru::score::Discs::new(64)
     );
     let inserted = GgfGame::parse(&corpus[6].1).unwrap();
     assert_eq!(inserted.moves().len(), 2);

@@ -114,7 +114,7 @@ fn check_finished(played: &Played) {
     let diff = board.final_score(Color::Black);
     assert_eq!(
         tag(&played.game, "RE"),
-        format!("{:+.2}", f64::from(diff.0))
+        format!("{:+.2}", f64::from(diff.get()))
     );
     let counts = format!(
         "({}-{})",

@@ -230,7 +230,7 @@ fn solved_hint_lines_carry_whole_principal_variations() {
             board.play(mv).unwrap();
         }
         assert!(board.is_game_over(), "{pv} stops before the end");
-        let score = board.final_score(Color::Black).0;
+        let score = board.final_score(Color::Black).get();
         assert_eq!(f64::from(score), eval.parse::<f64>().unwrap(), "{pv}");
     }
     check_transcript(&engine);

@@ -26,10 +26,10 @@ fn shipped() -> &'static Evaluator {
 fn negamax(board: &mut Board, depth: u32) -> i32 {
     let moves = board.legal_moves();
     if moves == 0 && !board.opponent_has_legal_move() {
-        return Score::from_discs(board.final_score(board.side_to_move())).0;
+        return Score::from_discs(board.final_score(board.side_to_move())).units();
     }
     if depth == 0 {
-        return shipped().evaluate(board).0;
+        return shipped().evaluate(board).units();
     }
     if moves == 0 {
         board.make_pass();
@@ -84,7 +84,7 @@ fn fixed_depth_scores_equal_plain_negamax() {
         let depth = 1 + (i % 4) as u32;
         let result = search_to(&mut search, &board, &depth_limits(depth));
         let expected = negamax(&mut board.clone(), depth);
-        assert_eq!(result.score.0, expected, "depth {depth} {board:?}");
+        assert_eq!(result.score.units(), expected, "depth {depth} {board:?}");
         // The chosen move is worth the score.
         let mut child = board.clone();
         child.play(result.best).unwrap();
@@ -202,7 +202,7 @@ fn multi_pv_lines_are_sorted_and_each_score_is_right() {
                 let mut child = board.clone();
                 child.play(line.mv).unwrap();
                 assert_eq!(
-                    line.score.0,
+                    line.score.units(),
                     -negamax(&mut child, depth - 1),
                     "{} in {board:?}",
                     line.mv
@@ -253,7 +253,11 @@ fn endgame_roots_are_exact() {
             assert_eq!(result.score, Score::from_discs(expected));
         } else {
             assert_eq!(result.depth, Depth::WinLossDraw);
-            assert_eq!(result.score.0.signum(), expected.0.signum(), "{board:?}");
+            assert_eq!(
+                result.score.units().signum(),
+                expected.get().signum(),
+                "{board:?}"
+            );
         }
         // Multi-PV exact lines carry each move's exact value.
         let all = SearchLimits {
@@ -279,14 +283,14 @@ fn pass_and_game_over_roots() {
     let result = search_to(&mut search, &board, &depth_limits(3));
     assert_eq!(result.best, Move::Pass);
     assert_eq!(result.pv[0], Move::Pass);
-    assert_eq!(result.score.0, negamax(&mut board.clone(), 3));
+    assert_eq!(result.score.units(), negamax(&mut board.clone(), 3));
 
     let over = tsuru::board::notation::parse_board(&format!("X{} O", "-".repeat(63))).unwrap();
     assert!(over.is_game_over());
     let result = search_to(&mut search, &over, &depth_limits(3));
     assert_eq!(result.best, Move::Pass);
     assert_eq!(result.depth, Depth::Exact);
-    assert_eq!(result.score, Score::from_discs(Discs(-64)));
+    assert_eq!(result.score, Score::from_discs(Discs::new(-64)));
     assert!(result.lines.is_empty());
 }
 
@@ -387,7 +391,7 @@ fn a_solve_reports_probable_passes_and_a_stopped_one_answers_with_the_last() {
     expected.push(Depth::Exact);
     assert_eq!(depths, expected);
     assert_eq!(result.depth, Depth::Exact);
-    assert_eq!(result.score, Score::from_discs(Discs(38)));
+    assert_eq!(result.score, Score::from_discs(Discs::new(38)));
     assert!(result.completed);
     assert_eq!(
         tsuru::protocol::nboard::depth_text(Depth::Probable(95)),
@@ -533,7 +537,7 @@ fn probcut_depth_values_are_the_minimax_value_of_every_depth() {
     );
     for depth in 0..=5 {
         let expected = negamax(&mut board.clone(), depth);
-        assert_eq!(values[depth as usize].0, expected, "depth {depth}");
+        assert_eq!(values[depth as usize].units(), expected, "depth {depth}");
     }
 }
 

@@ -232,8 +232,8 @@ fn parallel_searches_solve_endgames_as_one_thread_does() {
         let limits = SearchLimits::for_level(Level::new(20).unwrap());
         let result = search.iterate(&board, &limits, &stop, &mut |_| {});
         assert_eq!(
-            result.score.0,
-            Score::from_discs(exact.score).0,
+            result.score.units(),
+            Score::from_discs(exact.score).units(),
             "{board:?}"
         );
         assert!(result.completed);
@@ -243,7 +243,11 @@ fn parallel_searches_solve_endgames_as_one_thread_does() {
             ..limits
         };
         let result = search.iterate(&board, &wld, &stop, &mut |_| {});
-        assert_eq!(result.score.0.signum(), exact.score.0.signum(), "{board:?}");
+        assert_eq!(
+            result.score.units().signum(),
+            exact.score.get().signum(),
+            "{board:?}"
+        );
     }
 }
 

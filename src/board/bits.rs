@@ -348,7 +348,7 @@ pub fn final_score(p: u64, o: u64) -> crate::score::Discs {
     let mine = p.count_ones() as i32;
     let theirs = o.count_ones() as i32;
     let empties = 64 - mine - theirs;
-    crate::score::Discs(match mine.cmp(&theirs) {
+    crate::score::Discs::new(match mine.cmp(&theirs) {
         std::cmp::Ordering::Greater => mine - theirs + empties,
         std::cmp::Ordering::Less => mine - theirs - empties,
         std::cmp::Ordering::Equal => 0,

@@ -264,7 +264,7 @@ mod tests {
         assert_eq!(book.len(), 1);
         let mut total = 1;
         for _ in 0..6 {
-            let batch = book.frontier(std::slice::from_ref(&start), Discs(0), 0, 2);
+            let batch = book.frontier(std::slice::from_ref(&start), Discs::ZERO, 0, 2);
             assert!(!batch.is_empty());
             let expansions: Vec<Expansion> =
                 batch.iter().map(|c| expand(&book, c, &mut Fixed)).collect();
@@ -290,7 +290,7 @@ mod tests {
         }
         // With every leaf worth -10 to its mover, the line alternates +10 and -10 back up.
         let root = book.get(&Key::of(&start).0).unwrap();
-        assert_eq!(root.value().map(|v| v.0.abs()), Some(10));
+        assert_eq!(root.value().map(|v| v.get().abs()), Some(10));
     }
 
     #[test]
@@ -305,7 +305,7 @@ mod tests {
         add_roots(&mut book, &[Vec::new()], &mut Fixed).unwrap();
         let mut rounds = 0;
         loop {
-            let batch = book.frontier(std::slice::from_ref(&start), Discs(64), solved, 4);
+            let batch = book.frontier(std::slice::from_ref(&start), Discs::new(64), solved, 4);
             if batch.is_empty() {
                 break;
             }

@@ -145,7 +145,7 @@ pub fn import(edax: &EdaxBook) -> Result<(Book, Report)> {
                     "link {sq} is listed twice"
                 );
                 // The value is backed up again below; Edax's may be a placeholder.
-                let value = Discs(i32::from(link.value).clamp(-64, 64));
+                let value = Discs::new(i32::from(link.value).clamp(-64, 64));
                 links.push(BookMove { square: sq, value });
             }
             links.sort_by_key(|m| m.square.index());
@@ -159,7 +159,7 @@ pub fn import(edax: &EdaxBook) -> Result<(Book, Report)> {
                         "leaf value {} out of range",
                         position.leaf.value
                     );
-                    let value = Discs(i32::from(position.leaf.value));
+                    let value = Discs::new(i32::from(position.leaf.value));
                     // Edax drops a leaf that becomes a link; a file that has both keeps the link.
                     (!links.iter().any(|m| m.square == sq))
                         .then_some(BookMove { square: sq, value })
@@ -226,7 +226,7 @@ pub fn import(edax: &EdaxBook) -> Result<(Book, Report)> {
     report.changed_values = stored
         .iter()
         .filter(|(key, value)| {
-            let ours = book.entries[key].value().map_or(-127, |v| v.0);
+            let ours = book.entries[key].value().map_or(-127, |v| v.get());
             i32::from(**value) != ours
         })
         .count();
@@ -359,7 +359,7 @@ pub fn export(book: &Book) -> (EdaxBook, Report) {
         max_level = max_level.max(level);
         let mut links = Vec::with_capacity(entry.links.len());
         for link in &entry.links {
-            let value = link.value.0.clamp(-64, 64) as i8;
+            let value = link.value.get().clamp(-64, 64) as i8;
             match next(&board, link.square) {
                 Some(Next::Over(score)) => {
                     // Edax plays into the finished position and reads its value there.
@@ -367,7 +367,7 @@ pub fn export(book: &Book) -> (EdaxBook, Report) {
                     end.make_move(link.square);
                     let (end_key, _) = Key::of(&end);
                     extras.entry(end_key).or_insert_with(|| {
-                        extra(&end, None, -score.0 as i16, level, Games::default())
+                        extra(&end, None, -score.get() as i16, level, Games::default())
                     });
                 }
                 Some(Next::Position {
@@ -383,7 +383,7 @@ pub fn export(book: &Book) -> (EdaxBook, Report) {
                         let mut passing = board.without_history();
                         passing.make_move(link.square);
                         let (pass_key, _) = Key::of(&passing);
-                        let value = child_entry.value().map_or(-127, |v| v.0);
+                        let value = child_entry.value().map_or(-127, |v| v.get());
                         let games = Games {
                             wins: child_entry.games.losses,
                             draws: child_entry.games.draws,
@@ -414,7 +414,7 @@ pub fn export(book: &Book) -> (EdaxBook, Report) {
                 square: link.square.index() as u8,
             });
         }
-        let value = entry.value().map_or(-127, |v| v.0) as i16;
+        let value = entry.value().map_or(-127, |v| v.get()) as i16;
         positions.push(EdaxPosition {
             player: key.player,
             opponent: key.opponent,
@@ -429,7 +429,7 @@ pub fn export(book: &Book) -> (EdaxBook, Report) {
             links,
             leaf: match entry.leaf {
                 Some(leaf) => EdaxMove {
-                    value: leaf.value.0.clamp(-64, 64) as i8,
+                    value: leaf.value.get().clamp(-64, 64) as i8,
                     square: leaf.square.index() as u8,
                 },
                 None => EdaxMove {

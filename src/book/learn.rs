@@ -220,7 +220,7 @@ pub(crate) mod tests {
             let open = board.legal_moves() & !exclude;
             (open != 0).then(|| BookMove {
                 square: Square::from_lowest_bit(open),
-                value: Discs(-10),
+                value: Discs::new(-10),
             })
         }
 
@@ -262,7 +262,7 @@ pub(crate) mod tests {
         assert!(after(WIPEOUT).is_game_over());
         assert_eq!(
             after(WIPEOUT).final_score(crate::board::Color::Black),
-            Discs(64)
+            Discs::new(64)
         );
         assert_eq!(
             first,
@@ -296,7 +296,7 @@ pub(crate) mod tests {
         assert_eq!(leaf_only.len(), 1);
         assert_eq!(
             (leaf_only[0].value, leaf_only[0].in_book),
-            (Discs(-10), false)
+            (Discs::new(-10), false)
         );
         // Along the wipe-out every position's mover has a -10 leaf: Black's positions are
         // worth +10 (the link: White would rather leave at -10), White's -10 (the leaf), and
@@ -308,28 +308,28 @@ pub(crate) mod tests {
                 .find(|c| c.square.lower() == sq)
                 .map(|c| (c.value, c.in_book, c.games))
         };
-        assert_eq!(value(&white, "f6"), Some((Discs(10), true, 0)));
-        assert_eq!(value(&white, "d6"), Some((Discs(-10), true, 2)));
+        assert_eq!(value(&white, "f6"), Some((Discs::new(10), true, 0)));
+        assert_eq!(value(&white, "d6"), Some((Discs::new(-10), true, 2)));
         assert_eq!(white[0].square.lower(), "f6");
         let entry = book.get(&Key::of(&after("f5")).0).unwrap();
         assert_eq!(
             (entry.games.wins, entry.games.draws, entry.games.losses),
             (0, 0, 2)
         );
-        assert_eq!(entry.value(), Some(Discs(10)));
+        assert_eq!(entry.value(), Some(Discs::new(10)));
         assert_eq!(entry.depth, 3);
         // The same from the mirrored side: after e6, f4 is the image of d6.
         let white_mirror = book.moves(&after("e6")).unwrap();
-        assert_eq!(value(&white_mirror, "f4"), Some((Discs(-10), true, 2)));
+        assert_eq!(value(&white_mirror, "f4"), Some((Discs::new(-10), true, 2)));
         assert_eq!(
             value(&white_mirror, "f6"),
-            Some((Discs(10), true, 0)),
+            Some((Discs::new(10), true, 0)),
             "f6 is its own image"
         );
         // The start: both first moves lead to a position worth +10 to White.
         let black = book.moves(&start).unwrap();
-        assert_eq!(value(&black, "f5"), Some((Discs(-10), true, 2)));
-        assert_eq!(value(&black, "e6"), Some((Discs(-10), true, 2)));
+        assert_eq!(value(&black, "f5"), Some((Discs::new(-10), true, 2)));
+        assert_eq!(value(&black, "e6"), Some((Discs::new(-10), true, 2)));
         let root = book.get(&Key::of(&start).0).unwrap();
         assert_eq!(
             root.games,
@@ -339,7 +339,7 @@ pub(crate) mod tests {
                 losses: 0
             }
         );
-        assert_eq!(root.value(), Some(Discs(-10)));
+        assert_eq!(root.value(), Some(Discs::new(-10)));
         // Before the last move c5 (Black to move), the wipe-out itself.
         let mut before_last = moves(WIPEOUT);
         before_last.pop();
@@ -349,7 +349,7 @@ pub(crate) mod tests {
             .collect();
         let last = book.moves(&after(&text)).unwrap();
         assert_eq!(last[0].square.lower(), "c5");
-        assert_eq!((last[0].value, last[0].in_book), (Discs(64), true));
+        assert_eq!((last[0].value, last[0].in_book), (Discs::new(64), true));
         // The book's line from the start along f5: f6, then the leaf after it (its lowest
         // legal square, d3).
         let line = book.line(&start, "f5".parse().unwrap());

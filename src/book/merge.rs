@@ -108,7 +108,7 @@ mod tests {
                 .min_by_key(|&sq| to_key.apply(sq).index())
                 .map(|square| BookMove {
                     square,
-                    value: Discs(to_key.apply(square).index() as i32 % 7 - 3),
+                    value: Discs::new(to_key.apply(square).index() as i32 % 7 - 3),
                 })
         }
 
@@ -190,12 +190,12 @@ mod tests {
         let (entry, to_key, _) = shallow.entry_mut(&board);
         entry.leaf = Some(BookMove {
             square: to_key.apply("f5".parse().unwrap()),
-            value: Discs(1),
+            value: Discs::new(1),
         });
         entry.depth = 4;
         let mut deep = shallow.clone();
         let (entry, _, _) = deep.entry_mut(&board);
-        entry.leaf.as_mut().unwrap().value = Discs(-2);
+        entry.leaf.as_mut().unwrap().value = Discs::new(-2);
         entry.depth = 12;
         let mut merged = shallow.clone();
         merged.merge(&deep);

@@ -389,8 +389,7 @@ impl PatternEval {
     /// [`Evaluation::evaluate_with_moves`] of a position given by its parts.
     #[inline]
     pub fn evaluate_leaf(&self, leaf: &LeafView) -> Score {
-        let limit = Score::MAX.0 - 1;
-        Score(self.raw_of(leaf).clamp(-limit, limit))
+        Score::from_units(self.raw_of(leaf)).clamped_below_max()
     }
 }
 

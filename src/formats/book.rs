@@ -100,13 +100,13 @@ pub fn to_bytes(records: &[PositionRecord]) -> Vec<u8> {
         out.push(entry.depth);
         match entry.leaf {
             Some(leaf) => {
-                out.extend_from_slice(&[leaf.square.index() as u8, leaf.value.0 as i8 as u8])
+                out.extend_from_slice(&[leaf.square.index() as u8, leaf.value.get() as i8 as u8])
             }
             None => out.extend_from_slice(&[255, 0]),
         }
         out.push(entry.links.len() as u8);
         for link in &entry.links {
-            out.extend_from_slice(&[link.square.index() as u8, link.value.0 as i8 as u8]);
+            out.extend_from_slice(&[link.square.index() as u8, link.value.get() as i8 as u8]);
         }
     }
     let sum = checksum(&out);
@@ -162,7 +162,7 @@ impl<'a> Reader<'a> {
             .with_context(|| format!("square number {square} is off the board"))?;
         Ok(Some(MoveRecord {
             square,
-            value: Discs(i32::from(value)),
+            value: Discs::new(i32::from(value)),
         }))
     }
 }
@@ -277,7 +277,7 @@ pub fn save(records: &[PositionRecord], path: &Path) -> Result<()> {
 }
 
 fn text_move(m: &MoveRecord) -> String {
-    format!("{}:{:+}", m.square.lower(), m.value.0)
+    format!("{}:{:+}", m.square.lower(), m.value.get())
 }
 
 /// The text form: [`TEXT_HEADER`], then one line per position in the order given (a book
@@ -331,7 +331,7 @@ fn parse_move(text: &str) -> Result<MoveRecord> {
     ensure!((-64..=64).contains(&value), "value {value} out of range");
     Ok(MoveRecord {
         square: square.parse()?,
-        value: Discs(value),
+        value: Discs::new(value),
     })
 }
 
@@ -403,7 +403,7 @@ mod tests {
     fn sample() -> Vec<PositionRecord> {
         let m = |square: &str, value| MoveRecord {
             square: square.parse().unwrap(),
-            value: Discs(value),
+            value: Discs::new(value),
         };
         vec![
             PositionRecord {

@@ -59,7 +59,7 @@ pub enum GameEnd {
 impl GameLine {
     /// The line, without its line break.
     pub fn to_line(&self) -> String {
-        let result = match self.black_diff.0.signum() {
+        let result = match self.black_diff.get().signum() {
             1 => format!("B+{}", self.black_diff),
             -1 => format!("W+{}", -self.black_diff),
             _ => "draw".to_string(),
@@ -94,7 +94,7 @@ impl GameLine {
         ) else {
             bail!("no players in {line:?}");
         };
-        let black_diff = Discs(match words[5] {
+        let black_diff = Discs::new(match words[5] {
             "draw" => 0,
             result => {
                 let (sign, value) = match result.split_at_checked(2) {
@@ -170,7 +170,7 @@ mod tests {
             opening: "f5d6c3d3c4f4f6f3".into(),
             black: "a".into(),
             white: "b".into(),
-            black_diff: Discs(12),
+            black_diff: Discs::new(12),
             end: GameEnd::Played {
                 black: 38,
                 white: 26,
@@ -181,7 +181,7 @@ mod tests {
         assert_eq!(GameLine::parse(text).unwrap(), played);
         let forfeit = GameLine {
             number: 104,
-            black_diff: Discs(-64),
+            black_diff: Discs::new(-64),
             end: GameEnd::Forfeit {
                 loser: "a".into(),
                 color: Color::Black,

@@ -87,7 +87,7 @@ pub fn parse_line(line: &str) -> Result<Option<ObfPosition>> {
         if !board.is_legal(mv) {
             bail!("{mv} is not a legal move of the position");
         }
-        scores.push((mv, Discs(score)));
+        scores.push((mv, Discs::new(score)));
     }
     Ok(Some(ObfPosition {
         board,
@@ -132,7 +132,7 @@ mod tests {
         let position = parse_line(FFO1).unwrap().unwrap();
         assert_eq!(position.board.empties(), 14);
         assert_eq!(position.scores.len(), 8);
-        assert_eq!(position.scores[0], ("g8".parse().unwrap(), Discs(18)));
+        assert_eq!(position.scores[0], ("g8".parse().unwrap(), Discs::new(18)));
         assert_eq!(position.best_moves(), ["g8".parse::<Move>().unwrap()]);
         assert_eq!(position.to_string(), FFO1);
         assert_eq!(
@@ -177,9 +177,9 @@ mod tests {
         assert_eq!(position.board.empties(), 25);
         assert_eq!(position.scores.len(), 10);
         assert_eq!(position.board.legal_moves().count_ones(), 10);
-        assert_eq!(position.scores[9], ("g8".parse().unwrap(), Discs(-24)));
+        assert_eq!(position.scores[9], ("g8".parse().unwrap(), Discs::new(-24)));
         assert_eq!(position.best_moves(), ["g4".parse::<Move>().unwrap()]);
-        assert_eq!(position.best_score(), Some(Discs(-4)));
+        assert_eq!(position.best_score(), Some(Discs::new(-4)));
         // -127 is only Edax's marker for a pass; on a square it is out of range.
         assert!(parse_line(&line.replace("G8:-24", "G8:-127")).is_err());
     }
@@ -192,7 +192,7 @@ mod tests {
             .unwrap()
             .unwrap();
         assert!(position.board.must_pass());
-        assert_eq!(position.scores, [(Move::Pass, Discs(-64))]);
+        assert_eq!(position.scores, [(Move::Pass, Discs::new(-64))]);
         assert_eq!(position.best_moves(), [Move::Pass]);
         // A pass is not a legal move where a square is.
         let err = parse_line(&format!("{FFO1} --:+2;")).unwrap_err();

@@ -257,7 +257,7 @@ impl SelfPlayGame {
             index: number(0)? as u64,
             random_moves: number(1)? as u32,
             solve_empties: number(2)? as u32,
-            black_result: Discs(number(3)? as i32),
+            black_result: Discs::new(number(3)? as i32),
             moves,
         };
         ensure!(

@@ -30,7 +30,7 @@ pub fn read(path: &Path) -> Result<Vec<(Board, Discs)>> {
         }
         let parsed = (|| -> Result<(Board, Discs)> {
             let (board, score) = line.rsplit_once(' ').context("no score")?;
-            Ok((notation::parse_board(board)?, Discs(score.parse()?)))
+            Ok((notation::parse_board(board)?, Discs::new(score.parse()?)))
         })()
         .with_context(|| format!("{}:{}", path.display(), number + 1))?;
         positions.push(parsed);
@@ -50,14 +50,14 @@ mod tests {
         let board = Board::start();
         let text = format!(
             "# a comment\n\n{}\n{}\n",
-            line(&board, Discs(4)),
-            line(&board, Discs(-2))
+            line(&board, Discs::new(4)),
+            line(&board, Discs::new(-2))
         );
         std::fs::write(&path, text).unwrap();
         let read_back = read(&path).unwrap();
         assert_eq!(read_back.len(), 2);
-        assert_eq!(read_back[0].1, Discs(4));
-        assert_eq!(read_back[1].1, Discs(-2));
+        assert_eq!(read_back[0].1, Discs::new(4));
+        assert_eq!(read_back[1].1, Discs::new(-2));
         assert_eq!(
             notation::board_to_string(&read_back[0].0),
             notation::board_to_string(&board)

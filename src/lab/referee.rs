@@ -226,7 +226,7 @@ pub struct MatchConfig {
 
 /// Points for a final disc difference: 1 for a win, 0.5 for a draw, 0 for a loss.
 pub fn points_of(disc_diff: Discs) -> f64 {
-    match disc_diff.0.signum() {
+    match disc_diff.get().signum() {
         1 => 1.0,
         0 => 0.5,
         _ => 0.0,

@@ -89,11 +89,11 @@ pub fn label_game(
             };
             if board.empties() <= solve_empties {
                 if let Some(solver) = solver.as_deref_mut() {
-                    if let Some(value) = solver.search(&mut board, Discs(-64), Discs(64), &stop) {
+                    if let Some(value) = solver.search(&mut board, -Discs::MAX, Discs::MAX, &stop) {
                         black_label = if board.side_to_move() == Color::Black {
-                            value.0
+                            value.get()
                         } else {
-                            -value.0
+                            -value.get()
                         };
                         kind = LabelKind::Exact;
                     }
@@ -303,9 +303,9 @@ mod tests {
             let mut board = position.board().unwrap();
             if position.empties() <= 10 {
                 let value = EndgameSolver::new(1)
-                    .search(&mut board, Discs(-64), Discs(64), &stop)
+                    .search(&mut board, -Discs::MAX, Discs::MAX, &stop)
                     .unwrap();
-                assert_eq!(i32::from(position.label), value.0);
+                assert_eq!(i32::from(position.label), value.get());
                 solved += 1;
             } else {
                 let black = if position.side == Color::Black {
@@ -408,11 +408,11 @@ mod tests {
             if position.empties() <= 6 {
                 let mut board = position.board().unwrap();
                 let exact = EndgameSolver::new(1)
-                    .search(&mut board, Discs(-64), Discs(64), &stop)
+                    .search(&mut board, -Discs::MAX, Discs::MAX, &stop)
                     .unwrap();
                 assert_eq!(
                     i32::from(value),
-                    exact.0,
+                    exact.get(),
                     "at {} empties",
                     position.empties()
                 );

@@ -701,7 +701,7 @@ fn time_left(gtp: &mut Gtp, args: &[&str]) -> Reply {
 /// `B+N`, `W+N` or `0` for the position, empties to the side ahead.
 fn score_text(board: &Board) -> String {
     let score = board.final_score(Color::Black);
-    match score.0.signum() {
+    match score.get().signum() {
         1 => format!("B+{score}"),
         -1 => format!("W+{}", -score),
         _ => "0".into(),

@@ -124,7 +124,7 @@ fn set(session: &mut Session, rest: &str) -> Result<()> {
         }
         "contempt" => {
             let discs: i32 = value.parse().context("contempt needs a number")?;
-            session.set_contempt(Discs(discs));
+            session.set_contempt(Discs::new(discs));
             Ok(())
         }
         _ => bail!("unknown setting {name:?}"),
@@ -134,9 +134,9 @@ fn set(session: &mut Session, rest: &str) -> Result<()> {
 /// A score as NBoard reads it: discs with a sign and two decimals (`+1.23`, `-0.40`,
 /// `+0.00`); never an exponent, NaN or infinity.
 pub fn score_text(score: Score) -> String {
-    let units = score.0.unsigned_abs();
+    let units = score.units().unsigned_abs();
     let per_disc = UNITS_PER_DISC.unsigned_abs();
-    let sign = if score.0 < 0 { '-' } else { '+' };
+    let sign = if score.units() < 0 { '-' } else { '+' };
     let whole = units / per_disc;
     let hundredths = (units % per_disc) * 100 / per_disc;
     format!("{sign}{whole}.{hundredths:02}")
@@ -295,10 +295,10 @@ mod tests {
 
     #[test]
     fn scores_and_depths_in_nboard_form() {
-        assert_eq!(score_text(Score(123)), "+1.23");
-        assert_eq!(score_text(Score(-40)), "-0.40");
-        assert_eq!(score_text(Score(0)), "+0.00");
-        assert_eq!(score_text(Score::from_discs(Discs(-64))), "-64.00");
+        assert_eq!(score_text(Score::from_units(123)), "+1.23");
+        assert_eq!(score_text(Score::from_units(-40)), "-0.40");
+        assert_eq!(score_text(Score::from_units(0)), "+0.00");
+        assert_eq!(score_text(Score::from_discs(Discs::new(-64))), "-64.00");
         assert_eq!(score_text(Score::INFINITY), "+65.00");
         assert_eq!(depth_text(Depth::Plies(12)), "12");
         assert_eq!(depth_text(Depth::Probable(95)), "95%");

@@ -9,9 +9,9 @@
 //! entry bounds a *different*, deeper value). Nodes where the remaining depth covers every
 //! empty square are finished by the exact solver: every line reaches the end there anyway.
 //!
-//! Windows and node values are bare `i32` score units (a [`Score`]'s representation): the
-//! node recursion is window arithmetic in the hottest loop of the midgame. Discs enter only
-//! as [`Score::from_discs`] (final scores, the solver's values in `solve_node`).
+//! Windows and node values are [`Score`]s (a null window is [`Score::UNIT`] wide), and so
+//! are the table's scores. Discs enter only as [`Score::from_discs`] (final scores, the
+//! solver's values in `solve_node`).
 
 use std::sync::Arc;
 
@@ -24,15 +24,16 @@ use crate::board::{bits, Board, Move, Square};
 use crate::eval::pattern::LeafView;
 use crate::eval::probcut::Cut;
 use crate::eval::Evaluation;
-use crate::score::{Discs, Score, UNITS_PER_DISC};
+use crate::score::{Discs, Score};
 
 /// Nodes with at most this many empties and depth covering them go to the exact solver.
 const SOLVER_HANDOFF_EMPTIES: u32 = 14;
 
-/// Half-width of the first aspiration window, in score units.
-const ASPIRATION: i32 = 2 * UNITS_PER_DISC;
+/// Half-width of the first aspiration window.
+const ASPIRATION: Score = Score::from_discs(Discs::new(2));
 
-const INF: i32 = Score::INFINITY.0;
+const INF: Score = Score::INFINITY;
+const UNIT: Score = Score::UNIT;
 
 /// A root move with its latest score and principal variation.
 #[derive(Clone, Debug)]
@@ -86,7 +87,7 @@ impl Search {
         stop: &StopCheck,
     ) -> Option<Score> {
         let (mut alpha, mut beta) = if multi_pv == 1 && depth > 2 {
-            (guess.0 - ASPIRATION, guess.0 + ASPIRATION)
+            (guess - ASPIRATION, guess + ASPIRATION)
         } else {
             (-INF, INF)
         };
@@ -98,7 +99,7 @@ impl Search {
             } else if best >= beta && beta < INF {
                 beta = INF;
             } else {
-                return Some(Score(best));
+                return Some(best);
             }
         }
     }
@@ -110,11 +111,11 @@ impl Search {
         depth: u32,
         roots: &mut [RootMove],
         multi_pv: usize,
-        alpha: i32,
-        beta: i32,
+        alpha: Score,
+        beta: Score,
         stop: &StopCheck,
-    ) -> Option<i32> {
-        let mut scores: Vec<i32> = Vec::with_capacity(roots.len());
+    ) -> Option<Score> {
+        let mut scores: Vec<Score> = Vec::with_capacity(roots.len());
         let mut low = alpha;
         for (i, root) in roots.iter_mut().enumerate() {
             let mv = root.mv;
@@ -129,7 +130,7 @@ impl Search {
                     let mut sorted = scores.clone();
                     sorted.sort_unstable_by(|a, b| b.cmp(a));
                     let bar = sorted[multi_pv - 1];
-                    let probe = -self.alphabeta(board, depth - 1, -bar - 1, -bar, 1, stop);
+                    let probe = -self.alphabeta(board, depth - 1, -bar - UNIT, -bar, 1, stop);
                     if probe > bar {
                         -self.alphabeta(board, depth - 1, -INF, INF, 1, stop)
                     } else {
@@ -139,7 +140,7 @@ impl Search {
             } else if i == 0 {
                 -self.alphabeta(board, depth - 1, -beta, -low, 1, stop)
             } else {
-                let probe = -self.alphabeta(board, depth - 1, -low - 1, -low, 1, stop);
+                let probe = -self.alphabeta(board, depth - 1, -low - UNIT, -low, 1, stop);
                 if probe > low && probe < beta {
                     -self.alphabeta(board, depth - 1, -beta, -probe, 1, stop)
                 } else {
@@ -150,7 +151,7 @@ impl Search {
             if self.stopped {
                 return None;
             }
-            root.score = Score(value);
+            root.score = value;
             root.pv.clear();
             root.pv.push(mv);
             if value > low || multi_pv > 1 {
@@ -168,7 +169,7 @@ impl Search {
         }
         // Stable sort: among equal (bound) scores the previous order is kept.
         roots.sort_by_key(|root| std::cmp::Reverse(root.score));
-        Some(roots[0].score.0)
+        Some(roots[0].score)
     }
 
     /// Extends `pv`, a line from `board`, with the table's best moves (and the passes forced
@@ -239,31 +240,31 @@ impl Search {
         &mut self,
         board: &mut Board,
         depth: u32,
-        mut alpha: i32,
-        beta: i32,
+        mut alpha: Score,
+        beta: Score,
         ply: usize,
         stop: &StopCheck,
-    ) -> i32 {
+    ) -> Score {
         self.pv_len[ply] = 0;
         self.nodes += 1;
         if self.poll(stop) {
-            return 0;
+            return Score::ZERO;
         }
         let empties = board.empties();
         if depth >= empties && empties <= SOLVER_HANDOFF_EMPTIES {
-            return self.solve_node(board, Score(alpha), Score(beta), stop).0;
+            return self.solve_node(board, alpha, beta, stop);
         }
         let moves = board.legal_moves();
         if depth == 0 || ply >= MAX_PLY - 2 {
             // A game that ended with empty squares left is scored exactly, not estimated.
             if moves == 0 && !board.opponent_has_legal_move() {
-                return Score::from_discs(board.final_score(board.side_to_move())).0;
+                return Score::from_discs(board.final_score(board.side_to_move()));
             }
-            return self.bundle.evaluator().evaluate_with_moves(board, moves).0;
+            return self.bundle.evaluator().evaluate_with_moves(board, moves);
         }
         if moves == 0 {
             if !board.opponent_has_legal_move() {
-                return Score::from_discs(board.final_score(board.side_to_move())).0;
+                return Score::from_discs(board.final_score(board.side_to_move()));
             }
             board.make_pass();
             let value = -self.alphabeta(board, depth, -beta, -alpha, ply + 1, stop);
@@ -284,7 +285,7 @@ impl Search {
                     entry.depth as u32 == depth
                 };
                 if usable {
-                    let score = entry.score as i32;
+                    let score = entry.score();
                     let cut = match entry.bound() {
                         Bound::Exact => true,
                         Bound::Lower => score >= beta,
@@ -299,7 +300,7 @@ impl Search {
 
         if let Some(confidence) = self.selectivity {
             // Only null-window nodes: the principal variation is searched in full.
-            if beta - alpha == 1 && ply > 0 && depth < empties {
+            if beta - alpha == UNIT && ply > 0 && depth < empties {
                 let table = self.bundle.probcut();
                 if let Some(cut) = table.and_then(|table| table.get(empties, depth)) {
                     if let Some(value) =
@@ -339,7 +340,7 @@ impl Search {
                 let (value, split_best) =
                     self.split(board, &moves[i..], node, window, (best, best_square), stop);
                 if self.stopped {
-                    return 0;
+                    return Score::ZERO;
                 }
                 if let Some(found) = split_best.filter(|_| split_best != best_square) {
                     best = value;
@@ -370,7 +371,7 @@ impl Search {
                     -self.alphabeta(board, depth - 1, -beta, -alpha, ply + 1, stop)
                 } else {
                     let probe =
-                        -self.alphabeta(board, depth - 1, -alpha - 1, -alpha, ply + 1, stop);
+                        -self.alphabeta(board, depth - 1, -alpha - UNIT, -alpha, ply + 1, stop);
                     if probe > alpha && probe < beta {
                         -self.alphabeta(board, depth - 1, -beta, -probe, ply + 1, stop)
                     } else {
@@ -381,7 +382,7 @@ impl Search {
                 value
             };
             if self.stopped {
-                return 0;
+                return Score::ZERO;
             }
             if value > best {
                 best = value;
@@ -416,25 +417,25 @@ impl Search {
         flipped: u64,
         ply: usize,
         stop: &StopCheck,
-    ) -> i32 {
+    ) -> Score {
         debug_assert!(board.empties() >= 2);
         self.pv_len[ply + 1] = 0;
         self.nodes += 1;
         if self.poll(stop) {
-            return 0;
+            return Score::ZERO;
         }
         let indices = board.pattern_indices_after(square, flipped);
         let leaf = LeafView::after_move(board, square, flipped, &indices);
         if leaf.moves == 0 && bits::mobility(leaf.opponent, leaf.player) == 0 {
             // A game that ended with empty squares left is scored exactly, not estimated.
-            return Score::from_discs(bits::final_score(leaf.player, leaf.opponent)).0;
+            return Score::from_discs(bits::final_score(leaf.player, leaf.opponent));
         }
         let eval = self
             .bundle
             .evaluator()
             .patterns()
             .expect("leaves are evaluated in place only by the pattern evaluation");
-        eval.evaluate_leaf(&leaf).0
+        eval.evaluate_leaf(&leaf)
     }
 
     /// Whether to share the rest of a node's moves: a parallel search, an idle thread to
@@ -457,10 +458,10 @@ impl Search {
         board: &mut Board,
         moves: &[Square],
         node: SplitNode,
-        window: (i32, i32),
-        best: (i32, Option<Square>),
+        window: (Score, Score),
+        best: (Score, Option<Square>),
         stop: &StopCheck,
-    ) -> (i32, Option<Square>) {
+    ) -> (Score, Option<Square>) {
         let pool = Arc::clone(self.pool.as_ref().expect("only a parallel search splits"));
         let parent = (self.current, self.task_alpha);
         let point = pool.open(
@@ -537,7 +538,7 @@ impl Search {
         pool: &MidgamePool,
         point: usize,
         board: &mut Board,
-        mut task: Task,
+        mut task: Task<Score>,
         SplitNode { depth, ply }: SplitNode,
         stop: &StopCheck,
     ) {
@@ -552,7 +553,7 @@ impl Search {
             self.task_alpha = alpha;
             let flipped = board.flips(square);
             board.apply_flips(square, flipped);
-            let probe = -self.alphabeta(board, depth - 1, -alpha - 1, -alpha, ply + 1, stop);
+            let probe = -self.alphabeta(board, depth - 1, -alpha - UNIT, -alpha, ply + 1, stop);
             let value = if probe > alpha && probe < beta && !self.stopped {
                 -self.alphabeta(board, depth - 1, -beta, -probe, ply + 1, stop)
             } else {
@@ -585,31 +586,32 @@ impl Search {
         board: &mut Board,
         cut: Cut,
         confidence: f32,
-        alpha: i32,
-        beta: i32,
+        alpha: Score,
+        beta: Score,
         ply: usize,
         stop: &StopCheck,
-    ) -> Option<i32> {
+    ) -> Option<Score> {
         let margin = confidence * cut.sigma;
+        let inf = INF.units() as f32;
         // The shallow value that predicts `deep >= beta`, and the one predicting
-        // `deep <= alpha`, clamped into the score range.
-        let high = ((beta as f32 + margin - cut.intercept) / cut.slope).ceil();
-        let high = high.clamp((-INF + 1) as f32, INF as f32) as i32;
+        // `deep <= alpha`, clamped into the score range (in units, as the cut's fit is).
+        let high = ((beta.units() as f32 + margin - cut.intercept) / cut.slope).ceil();
+        let high = Score::from_units(high.clamp(-inf + 1.0, inf) as i32);
         if high < INF {
-            let value = self.alphabeta(board, cut.shallow, high - 1, high, ply, stop);
+            let value = self.alphabeta(board, cut.shallow, high - UNIT, high, ply, stop);
             if self.stopped {
-                return Some(0);
+                return Some(Score::ZERO);
             }
             if value >= high {
                 return Some(beta);
             }
         }
-        let low = ((alpha as f32 - margin - cut.intercept) / cut.slope).floor();
-        let low = low.clamp(-INF as f32, (INF - 1) as f32) as i32;
+        let low = ((alpha.units() as f32 - margin - cut.intercept) / cut.slope).floor();
+        let low = Score::from_units(low.clamp(-inf, inf - 1.0) as i32);
         if low > -INF {
-            let value = self.alphabeta(board, cut.shallow, low, low + 1, ply, stop);
+            let value = self.alphabeta(board, cut.shallow, low, low + UNIT, ply, stop);
             if self.stopped {
-                return Some(0);
+                return Some(Score::ZERO);
             }
             if value <= low {
                 return Some(alpha);
@@ -629,7 +631,7 @@ impl Search {
     ) -> Score {
         // Exact values are whole discs, so a disc window that contains the unit window gives
         // the same cut decisions.
-        let bound = |discs: Discs| Discs(discs.0.clamp(-65, 65));
+        let bound = |discs: Discs| discs.clamp(-Discs::INFINITY, Discs::INFINITY);
         let low = bound(alpha.floor_discs());
         let high = bound(beta.ceil_discs());
         let stop = stop.less_nodes(self.nodes);

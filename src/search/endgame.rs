@@ -2,10 +2,9 @@
 //!
 //! Scores are whole discs from the side to move's point of view, with the empty squares of a
 //! finished game going to the winner ([`Board::final_score`]). Win/loss/draw mode is the same
-//! search with the null window around 0. The solver's interface speaks [`Discs`]; inside, the
-//! recursion (windows, node values, table scores) passes bare `i32` discs: it is the hottest
-//! code of the engine, written as integer arithmetic on windows (`-beta`, `low + 1`, `guess -
-//! 3`), and its values never leave it except through `clip`, which types them.
+//! search with the null window around 0. Windows, node values and table scores are
+//! [`Discs`] all through the recursion (a null window is [`Discs::ONE`] wide); `clip` makes a
+//! value what a mode reports.
 //!
 //! * **Board nodes** (at least `ordering::EVAL_ORDER_EMPTIES` empties) work on the [`Board`]
 //!   with make/undo and its incremental hash and pattern indices, because their move order
@@ -74,11 +73,11 @@ use std::time::Duration;
 use super::ordering::{self, SQUARE_ORDER};
 use super::split::{self, Pool, Task};
 use super::stop::{NodeCounts, StopCheck};
-use super::tt::{Bound, Entry, TranspositionTable, SOLVED_DEPTH};
+use super::tt::{Bound, TranspositionTable, SOLVED_DEPTH};
 use crate::board::bits::{self, BitView};
 use crate::board::{Board, Move, Square};
 use crate::eval::{EvalBundle, Evaluation};
-use crate::score::{Discs, Score, UNITS_PER_DISC};
+use crate::score::{Discs, Score};
 
 mod last;
 mod root;
@@ -86,9 +85,6 @@ mod shallow;
 mod table;
 #[cfg(test)]
 mod testkit;
-
-/// Beyond any score, in score units.
-const INFINITE_UNITS: i32 = Score::INFINITY.0;
 
 /// At or below this many empties the solver switches to the bitboard leaf search.
 pub const LEAF_EMPTIES: u32 = 5;
@@ -106,8 +102,8 @@ const PARITY_KEY: i32 = 8;
 const NO_SQUARE: u8 = 64;
 
 /// Below any value: what the last-empties searches' move loops return when the side to move
-/// has no legal move.
-const NO_MOVE: i32 = -65;
+/// has no legal move, and the best value of a node before its first move.
+const NO_MOVE: Discs = Discs::new(-65);
 
 /// Nodes with at least this many empties use the transposition table.
 const TT_MIN_EMPTIES: u32 = 9;
@@ -138,7 +134,7 @@ const SELECTIVE_TAG: u8 = SOLVED_DEPTH - 1 - SELECTIVE_LEVELS.len() as u8;
 
 /// The solver's split points: their context is the selective pass of the search (an index
 /// into [`SELECTIVE_LEVELS`], `None` when exact).
-type SolverPool = Pool<Option<usize>>;
+type SolverPool = Pool<Option<usize>, Discs>;
 
 /// Nodes with at least this many empties may be split among threads (Young Brothers Wait,
 /// see [`EndgameSolver::set_threads`]) once their first move is searched.
@@ -176,7 +172,7 @@ pub struct Solution {
 
 /// An exact solver with its own transposition table (shared with its helper threads).
 pub struct EndgameSolver {
-    tt: Arc<TranspositionTable>,
+    tt: Arc<TranspositionTable<Discs>>,
     /// Threads a root solve uses, this one included.
     threads: usize,
     /// The running node counts of the threads of the root solve in progress.
@@ -188,7 +184,7 @@ pub struct EndgameSolver {
     /// The innermost split point this thread is searching under, or [`split::NONE`].
     current: usize,
     /// The alpha that this thread's move at `current` is searched on.
-    task_alpha: i32,
+    task_alpha: Discs,
     /// How many split points this thread has open (the height of its stack in the pool).
     height: usize,
     /// Time spent waiting for helpers at this thread's split points (a debug log's figure).
@@ -229,7 +225,7 @@ impl EndgameSolver {
     }
 
     /// A one-thread solver on `tt` with `bundle`, its per-solve state fresh.
-    fn with_table(tt: Arc<TranspositionTable>, bundle: EvalBundle) -> EndgameSolver {
+    fn with_table(tt: Arc<TranspositionTable<Discs>>, bundle: EvalBundle) -> EndgameSolver {
         EndgameSolver {
             tt,
             threads: 1,
@@ -237,7 +233,7 @@ impl EndgameSolver {
             pool: None,
             thread: 0,
             current: split::NONE,
-            task_alpha: 0,
+            task_alpha: Discs::ZERO,
             height: 0,
             waited: Duration::ZERO,
             nodes: 0,
@@ -313,8 +309,8 @@ impl EndgameSolver {
         self.stopped = false;
         self.level = None;
         self.tt.new_generation();
-        let value = self.node(board, alpha.0, beta.0, &stop.into());
-        (!self.stopped).then_some(Discs(value))
+        let value = self.node(board, alpha, beta, &stop.into());
+        (!self.stopped).then_some(value)
     }
 
     /// Like [`EndgameSolver::search`] for use inside another search: keeps the table's
@@ -328,7 +324,7 @@ impl EndgameSolver {
     ) -> Discs {
         self.stopped = false;
         self.level = None;
-        Discs(self.node(board, alpha.0, beta.0, stop))
+        self.node(board, alpha, beta, stop)
     }
 
     /// Whether the last search was interrupted by the stop check.
@@ -356,8 +352,8 @@ impl EndgameSolver {
         &mut self,
         hash: u64,
         tag: u8,
-        best: i32,
-        (alpha, beta): (i32, i32),
+        best: Discs,
+        (alpha, beta): (Discs, Discs),
         square: Option<Square>,
         start: u64,
     ) {
@@ -406,24 +402,26 @@ fn even_quadrants(empty: u64) -> u64 {
 /// ([`bits::stable`]) can never be taken. `None` when the bound could not reach `alpha` (the
 /// opponent has too few discs), which skips the computation where it cannot cut.
 #[inline]
-fn stability_bound(view: BitView, alpha: i32) -> Option<i32> {
+fn stability_bound(view: BitView, alpha: Discs) -> Option<Discs> {
     let BitView {
         player: p,
         opponent: o,
     } = view;
-    if 64 - 2 * (o.count_ones() as i32) > alpha {
+    if 64 - 2 * (o.count_ones() as i32) > alpha.get() {
         return None;
     }
-    Some(64 - 2 * bits::stable(o, p | o).count_ones() as i32)
+    Some(Discs::new(
+        64 - 2 * bits::stable(o, p | o).count_ones() as i32,
+    ))
 }
 
 /// Final score for the side to move with `empties` squares left, empties to the winner.
 #[inline]
-fn final_diff(view: BitView, empties: i32) -> i32 {
+fn final_diff(view: BitView, empties: i32) -> Discs {
     let diff = view.player.count_ones() as i32 - view.opponent.count_ones() as i32;
-    match diff.signum() {
+    Discs::new(match diff.signum() {
         1 => diff + empties,
         -1 => diff - empties,
         _ => 0,
-    }
+    })
 }

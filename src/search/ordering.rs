@@ -13,6 +13,7 @@ use crate::board::bits::{self, BitView};
 use crate::board::{Board, Square};
 use crate::eval::bundle::Evaluator;
 use crate::eval::Evaluation;
+use crate::score::Score;
 
 const CORNERS: u64 = 0x8100_0000_0000_0081;
 
@@ -79,7 +80,8 @@ pub(crate) fn solver_order_of(board: &mut Board, moves: u64, eval: &Evaluator) -
             } else {
                 0
             };
-            key += shallow_value(board, eval, depth, -i32::MAX, i32::MAX) / EVAL_SCALE;
+            let value = shallow_value(board, eval, depth, -Score::INFINITY, Score::INFINITY);
+            key += value.units() / EVAL_SCALE;
             board.undo();
         }
         buffer.push(square, key);
@@ -103,14 +105,14 @@ fn shallow_value(
     board: &mut Board,
     eval: &Evaluator,
     depth: u32,
-    mut alpha: i32,
-    beta: i32,
-) -> i32 {
+    mut alpha: Score,
+    beta: Score,
+) -> Score {
     let moves = board.legal_moves();
     if depth == 0 || moves == 0 {
-        return eval.evaluate_with_moves(board, moves).0;
+        return eval.evaluate_with_moves(board, moves);
     }
-    let mut best = -i32::MAX;
+    let mut best = -Score::INFINITY;
     for square in bits::squares(moves) {
         let flipped = board.flips(square);
         board.apply_flips(square, flipped);

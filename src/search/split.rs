@@ -36,6 +36,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use crate::board::{Board, Color, Square};
+use crate::score::Value;
 
 /// Split points one thread can have open at once (nested ones, each below the last): more
 /// than the plies between any root and the split threshold.
@@ -47,10 +48,15 @@ pub(super) const NONE: usize = usize::MAX;
 /// Longest sleep of a waiting thread between looks at its condition.
 const WAIT: Duration = Duration::from_millis(1);
 
-/// The split points of the threads of one parallel solve and what idle threads wait on.
-pub(super) struct Pool<C> {
+/// The split points of the threads of one parallel solve and what idle threads wait on: `C`
+/// is the searcher's context, `V` the unit of its windows and values ([`Discs`] for the
+/// solver, [`Score`] for the midgame search).
+///
+/// [`Discs`]: crate::score::Discs
+/// [`Score`]: crate::score::Score
+pub(super) struct Pool<C, V> {
     /// Thread `t`'s stack is `points[t * MAX_SPLITS..][..MAX_SPLITS]`.
-    points: Box<[SplitPoint<C>]>,
+    points: Box<[SplitPoint<C, V>]>,
     /// How many points of each thread's stack are open.
     heights: Box<[AtomicUsize]>,
     /// Threads waiting for work (helpers between tasks, owners waiting for their helpers).
@@ -63,31 +69,33 @@ pub(super) struct Pool<C> {
 }
 
 /// One node searched by several threads.
-struct SplitPoint<C> {
-    state: Mutex<State<C>>,
+struct SplitPoint<C, V> {
+    state: Mutex<State<C, V>>,
     /// A move reached beta: the point's remaining work is abandoned.
     cutoff: AtomicBool,
     /// Moves are left to take (a hint for threads looking for work; the lock decides).
     has_moves: AtomicBool,
     /// The point the owner was working under when it opened this one, or [`NONE`].
     parent: AtomicUsize,
-    /// The alpha of the owner's move at `parent` when it opened this point.
+    /// The alpha of the owner's move at `parent` when it opened this point (its
+    /// [`Value::raw`] integer).
     parent_alpha: AtomicI32,
-    /// The point's alpha (a copy of the state's, for threads checking it while searching).
+    /// The point's alpha (a copy of the state's as its [`Value::raw`] integer, for threads
+    /// checking it while searching).
     alpha: AtomicI32,
 }
 
 /// The shared part of a split point.
 #[derive(Clone, Copy)]
-struct State<C> {
+struct State<C, V> {
     black: u64,
     white: u64,
     side: Color,
     /// The searcher's context of the node (see the module doc).
     context: C,
-    alpha: i32,
-    beta: i32,
-    best: i32,
+    alpha: V,
+    beta: V,
+    best: V,
     best_square: Option<Square>,
     moves: [Square; 32],
     next: usize,
@@ -99,37 +107,37 @@ struct State<C> {
 /// A move handed to a thread: search `square` of the point's position within the point's
 /// window as it stood when the move was taken.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Task {
+pub(super) struct Task<V> {
     pub square: Square,
-    pub alpha: i32,
-    pub beta: i32,
+    pub alpha: V,
+    pub beta: V,
 }
 
 /// What a thread joining a point needs besides its first task: the position and the
 /// searcher's context.
-pub(super) struct Joined<C> {
-    pub task: Task,
+pub(super) struct Joined<C, V> {
+    pub task: Task<V>,
     pub board: Board,
     pub context: C,
 }
 
 /// The result of a closed point.
-pub(super) struct Closed {
-    pub best: i32,
+pub(super) struct Closed<V> {
+    pub best: V,
     pub best_square: Option<Square>,
 }
 
-impl<C: Copy + Default> Pool<C> {
+impl<C: Copy + Default, V: Value> Pool<C, V> {
     /// A pool for `threads` threads, every point closed.
-    pub(super) fn new(threads: usize) -> Pool<C> {
+    pub(super) fn new(threads: usize) -> Pool<C, V> {
         let state = State {
             black: 0,
             white: 0,
             side: Color::Black,
             context: C::default(),
-            alpha: 0,
-            beta: 0,
-            best: 0,
+            alpha: V::default(),
+            beta: V::default(),
+            best: V::default(),
             best_square: None,
             moves: [Square::ALL[0]; 32],
             next: 0,
@@ -195,11 +203,11 @@ impl<C: Copy + Default> Pool<C> {
         &self,
         thread: usize,
         height: usize,
-        (parent, parent_alpha): (usize, i32),
+        (parent, parent_alpha): (usize, V),
         board: &Board,
         context: C,
-        (alpha, beta): (i32, i32),
-        (best, best_square): (i32, Option<Square>),
+        (alpha, beta): (V, V),
+        (best, best_square): (V, Option<Square>),
         moves: &[Square],
     ) -> usize {
         let index = thread * MAX_SPLITS + height;
@@ -224,8 +232,10 @@ impl<C: Copy + Default> Pool<C> {
             };
             point.cutoff.store(false, Ordering::Relaxed);
             point.parent.store(parent, Ordering::Relaxed);
-            point.parent_alpha.store(parent_alpha, Ordering::Relaxed);
-            point.alpha.store(alpha, Ordering::Relaxed);
+            point
+                .parent_alpha
+                .store(parent_alpha.raw(), Ordering::Relaxed);
+            point.alpha.store(alpha.raw(), Ordering::Relaxed);
             point.has_moves.store(true, Ordering::Relaxed);
         }
         // Published after the point is complete: a scanner that sees the height sees the
@@ -236,7 +246,7 @@ impl<C: Copy + Default> Pool<C> {
     }
 
     /// The next move of `point` for its owner, or `None` when none is left.
-    pub(super) fn take(&self, point: usize) -> Option<Task> {
+    pub(super) fn take(&self, point: usize) -> Option<Task<V>> {
         let mut state = lock(&self.points[point].state);
         self.next_task(point, &mut state)
     }
@@ -244,7 +254,7 @@ impl<C: Copy + Default> Pool<C> {
     /// Joins `point` as a helper: its position, context and a first move; `None` (and the
     /// caller is not counted) when no move is left, or when `below` is not [`NONE`] and the
     /// point (its slot reused since it was found) is no longer under `below`.
-    pub(super) fn join(&self, point: usize, below: usize) -> Option<Joined<C>> {
+    pub(super) fn join(&self, point: usize, below: usize) -> Option<Joined<C, V>> {
         let mut state = lock(&self.points[point].state);
         if below != NONE && !self.is_under(point, below) {
             return None;
@@ -262,14 +272,16 @@ impl<C: Copy + Default> Pool<C> {
 
     /// Records the value of `square`, a move of `point`, and hands out the next move unless
     /// none is left or the point is cut off.
-    pub(super) fn report(&self, point: usize, square: Square, value: i32) -> Option<Task> {
+    pub(super) fn report(&self, point: usize, square: Square, value: V) -> Option<Task<V>> {
         let mut state = lock(&self.points[point].state);
         if value > state.best {
             state.best = value;
             state.best_square = Some(square);
             if value > state.alpha {
                 state.alpha = value;
-                self.points[point].alpha.store(value, Ordering::Relaxed);
+                self.points[point]
+                    .alpha
+                    .store(value.raw(), Ordering::Relaxed);
                 if value >= state.beta {
                     self.points[point].cutoff.store(true, Ordering::Relaxed);
                 }
@@ -305,7 +317,7 @@ impl<C: Copy + Default> Pool<C> {
     /// Closes `point`, the top of `thread`'s stack, once no helper is left in it: its best
     /// value and move. No thread can join it afterwards, even with moves left untaken (an
     /// abandoned point), so its slot can be reused.
-    pub(super) fn close(&self, thread: usize, point: usize) -> Closed {
+    pub(super) fn close(&self, thread: usize, point: usize) -> Closed<V> {
         let height = point - thread * MAX_SPLITS;
         let mut state = lock(&self.points[point].state);
         debug_assert_eq!(state.workers, 0);
@@ -323,7 +335,13 @@ impl<C: Copy + Default> Pool<C> {
     /// of a point above, for the move there that this one is below) has risen past the one
     /// the move is searched on.
     #[inline]
-    pub(super) fn abandoned(&self, mut point: usize, mut alpha: i32) -> bool {
+    pub(super) fn abandoned(&self, point: usize, alpha: V) -> bool {
+        self.abandoned_raw(point, alpha.raw())
+    }
+
+    /// [`Pool::abandoned`] on the bare integer of `alpha`, as the points keep their alphas.
+    #[inline]
+    fn abandoned_raw(&self, mut point: usize, mut alpha: i32) -> bool {
         if self.is_quitting() {
             return true;
         }
@@ -342,7 +360,7 @@ impl<C: Copy + Default> Pool<C> {
     /// its parent that it is below, or anything above that.
     pub(super) fn abandoned_above(&self, point: usize) -> bool {
         let p = &self.points[point];
-        self.abandoned(
+        self.abandoned_raw(
             p.parent.load(Ordering::Relaxed),
             p.parent_alpha.load(Ordering::Relaxed),
         )
@@ -352,7 +370,7 @@ impl<C: Copy + Default> Pool<C> {
     /// point's alpha to search the move again on, when only that alpha rose past the move's;
     /// `None` when the move is not worth finishing (the search quits, the point or the work
     /// above it is abandoned, or the point's alpha has reached `beta`).
-    pub(super) fn retry_alpha(&self, point: usize, beta: i32) -> Option<i32> {
+    pub(super) fn retry_alpha(&self, point: usize, beta: V) -> Option<V> {
         if self.is_quitting() || self.is_cut(point) || self.abandoned_above(point) {
             return None;
         }
@@ -386,7 +404,7 @@ impl<C: Copy + Default> Pool<C> {
     }
 
     /// The current alpha of `point`.
-    pub(super) fn alpha(&self, point: usize) -> i32 {
+    pub(super) fn alpha(&self, point: usize) -> V {
         lock(&self.points[point].state).alpha
     }
 
@@ -448,7 +466,7 @@ impl<C: Copy + Default> Pool<C> {
         self.wake.notify_all();
     }
 
-    fn next_task(&self, point: usize, state: &mut MutexGuard<State<C>>) -> Option<Task> {
+    fn next_task(&self, point: usize, state: &mut MutexGuard<State<C, V>>) -> Option<Task<V>> {
         let point = &self.points[point];
         if state.next >= state.len || point.cutoff.load(Ordering::Relaxed) {
             point.has_moves.store(false, Ordering::Relaxed);
@@ -476,6 +494,12 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::score::Discs;
+
+    /// Whole discs, the solver's unit.
+    fn d(discs: i32) -> Discs {
+        Discs::new(discs)
+    }
 
     fn squares(names: &[&str]) -> Vec<Square> {
         names.iter().map(|n| n.parse().unwrap()).collect()
@@ -483,37 +507,58 @@ mod tests {
 
     #[test]
     fn moves_are_handed_out_once_and_a_cutoff_stops_them() {
-        let pool = Pool::<Option<usize>>::new(2);
+        let pool = Pool::<Option<usize>, Discs>::new(2);
         let board = Board::start();
         let moves = squares(&["d3", "c4", "f5", "e6"]);
-        let point = pool.open(0, 0, (NONE, 0), &board, None, (-4, 10), (-4, None), &moves);
+        let point = pool.open(
+            0,
+            0,
+            (NONE, d(0)),
+            &board,
+            None,
+            (d(-4), d(10)),
+            (d(-4), None),
+            &moves,
+        );
         assert_eq!(pool.find_work(NONE), Some(point));
         let first = pool.take(point).unwrap();
-        assert_eq!((first.square, first.alpha, first.beta), (moves[0], -4, 10));
+        assert_eq!(
+            (first.square, first.alpha, first.beta),
+            (moves[0], d(-4), d(10))
+        );
         let joined = pool.join(point, NONE).unwrap();
         assert_eq!(joined.task.square, moves[1]);
         assert_eq!(joined.board, board);
         assert!(pool.has_workers(point));
         // A better value raises alpha for the next move handed out.
-        let next = pool.report(point, moves[0], 2).unwrap();
-        assert_eq!((next.square, next.alpha), (moves[2], 2));
-        assert_eq!(pool.alpha(point), 2);
+        let next = pool.report(point, moves[0], d(2)).unwrap();
+        assert_eq!((next.square, next.alpha), (moves[2], d(2)));
+        assert_eq!(pool.alpha(point), d(2));
         // A value at beta cuts the point off: no more moves, and the work below is abandoned.
-        assert!(pool.report(point, moves[1], 12).is_none());
-        assert!(pool.is_cut(point) && pool.abandoned(point, 2));
+        assert!(pool.report(point, moves[1], d(12)).is_none());
+        assert!(pool.is_cut(point) && pool.abandoned(point, d(2)));
         assert_eq!(pool.find_work(NONE), None);
         pool.leave(point);
         assert!(!pool.has_workers(point));
         let closed = pool.close(0, point);
-        assert_eq!((closed.best, closed.best_square), (12, Some(moves[1])));
+        assert_eq!((closed.best, closed.best_square), (d(12), Some(moves[1])));
     }
 
     #[test]
     fn a_raised_alpha_abandons_the_moves_searched_below_on_the_old_one() {
-        let pool = Pool::<Option<usize>>::new(2);
+        let pool = Pool::<Option<usize>, Discs>::new(2);
         let board = Board::start();
         let moves = squares(&["d3", "c4", "f5", "e6"]);
-        let top = pool.open(0, 0, (NONE, 0), &board, None, (0, 20), (0, None), &moves);
+        let top = pool.open(
+            0,
+            0,
+            (NONE, d(0)),
+            &board,
+            None,
+            (d(0), d(20)),
+            (d(0), None),
+            &moves,
+        );
         let task = pool.take(top).unwrap();
         // Thread 0 opens a point below its move at `top`, searched on alpha 0.
         let below = pool.open(
@@ -522,19 +567,19 @@ mod tests {
             (top, task.alpha),
             &board,
             None,
-            (-20, 0),
-            (-20, None),
+            (d(-20), d(0)),
+            (d(-20), None),
             &moves,
         );
-        assert!(!pool.abandoned(below, -20) && !pool.abandoned_above(below));
+        assert!(!pool.abandoned(below, d(-20)) && !pool.abandoned_above(below));
         // Thread 1 joins below (allowed: it is under `top`) and works there.
         assert!(pool.join(below, top).is_some());
         // Another move at `top` raises its alpha past 0: everything under thread 0's move
         // there is stale, but `top` itself is not cut off.
         let other = pool.take(top).unwrap();
-        assert!(pool.report(top, other.square, 5).is_some());
-        assert!(pool.abandoned(below, -20) && pool.abandoned_above(below));
-        assert!(!pool.is_cut(top) && pool.abandoned(top, 0) && !pool.abandoned(top, 5));
+        assert!(pool.report(top, other.square, d(5)).is_some());
+        assert!(pool.abandoned(below, d(-20)) && pool.abandoned_above(below));
+        assert!(!pool.is_cut(top) && pool.abandoned(top, d(0)) && !pool.abandoned(top, d(5)));
         // The owner drains its abandoned point: nobody joins it any more.
         pool.drain(below);
         assert!(pool.join(below, NONE).is_none());
@@ -548,20 +593,20 @@ mod tests {
 
     #[test]
     fn quitting_abandons_everything() {
-        let pool = Pool::<Option<usize>>::new(1);
+        let pool = Pool::<Option<usize>, Discs>::new(1);
         let moves = squares(&["d3", "c4"]);
         let point = pool.open(
             0,
             0,
-            (NONE, 0),
+            (NONE, d(0)),
             &Board::start(),
             None,
-            (0, 1),
-            (0, None),
+            (d(0), d(1)),
+            (d(0), None),
             &moves,
         );
-        assert!(!pool.abandoned(point, 0) && !pool.abandoned(NONE, 0));
+        assert!(!pool.abandoned(point, d(0)) && !pool.abandoned(NONE, d(0)));
         pool.quit();
-        assert!(pool.is_quitting() && pool.abandoned(point, 0) && pool.abandoned(NONE, 0));
+        assert!(pool.is_quitting() && pool.abandoned(point, d(0)) && pool.abandoned(NONE, d(0)));
     }
 }

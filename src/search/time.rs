@@ -170,11 +170,11 @@ impl TimeBudget {
 
     /// Whether this budget leaves time for an endgame solve from `empties` empty squares:
     /// its first selective pass is expected within half the hard limit
-    /// ([`first_pass_seconds`]). A solve that cannot get that far spends the whole budget
+    /// ([`first_pass_time`]). A solve that cannot get that far spends the whole budget
     /// and leaves only the shallow midgame result that preceded it, so a timed search
     /// beyond that deepens the midgame search instead.
     pub fn affords_solve(&self, empties: u32) -> bool {
-        first_pass_seconds(empties) <= 0.5 * self.hard.as_secs_f64()
+        first_pass_time(empties).saturating_mul(2) <= self.hard
     }
 
     /// An even share of `left` for each of `moves` moves, less 10% and 0.2 s for latency,
@@ -233,14 +233,14 @@ impl TimeBudget {
     }
 }
 
-/// The expected seconds (median) the endgame solver takes for its first selective pass
+/// The expected time (median) the endgame solver takes for its first selective pass
 /// (73 %) from a position of `empties` empty squares, after the short midgame search before
 /// it: about 0.3 s at 24 empties on the 2-core development machine, 1.8 times more per
 /// empty square (fitted to 49 positions of 21 to 30 empties from match games; the
 /// measurement is in docs/results.md). A faster machine only solves a little later than it
 /// could.
-pub fn first_pass_seconds(empties: u32) -> f64 {
-    0.3 * 1.8f64.powi(empties as i32 - 24)
+pub fn first_pass_time(empties: u32) -> Duration {
+    saturating_seconds(0.3 * 1.8f64.powi(empties as i32 - 24))
 }
 
 #[cfg(test)]
@@ -346,8 +346,8 @@ mod tests {
     #[test]
     fn a_solve_is_started_only_when_its_first_pass_fits_in_half_the_hard_limit() {
         // 0.3 s at 24 empties, 1.8 times more an empty square.
-        assert!((first_pass_seconds(24) - 0.3).abs() < 1e-12);
-        assert!((first_pass_seconds(26) - 0.972).abs() < 1e-12);
+        assert_eq!(first_pass_time(24), Duration::from_millis(300));
+        assert_eq!(first_pass_time(26), Duration::from_millis(972));
         let second = TimeBudget::per_move(Duration::from_secs(1));
         assert!(second.affords_solve(24)); // 0.3 s <= 0.5 s
         assert!(!second.affords_solve(25)); // 0.54 s > 0.5 s

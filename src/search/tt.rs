@@ -15,6 +15,12 @@
 //!
 //! A `depth` of [`SOLVED_DEPTH`] marks a value proven to the end of the game.
 //!
+//! Units: a table is a `TranspositionTable<V>`, its scores `V`s: [`Score`]s in the midgame
+//! search's table, [`Discs`] in the solver's. Stores take and probes give back the type; the
+//! entry packs its bare integer ([`Value::raw`]), so a table never mixes or converts units.
+//!
+//! [`Discs`]: crate::score::Discs
+//!
 //! Sharing: every method takes `&self`, so that the threads of a parallel search share one
 //! table (behind an `Arc`) without locks. Everything a probe relies on (check, score, depth,
 //! bound, best move) is packed into one 64-bit word, written and read with single atomic
@@ -34,10 +40,11 @@
 //! first reply; docs/results.md). The same allocation holds exactly the `--hash` size
 //! whatever the number of threads sharing it.
 
+use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use crate::board::Square;
-use crate::score::Score;
+use crate::score::{Score, Value};
 
 /// Entries per bucket (five entries and their generations fill a 64-byte cache line).
 pub const BUCKET_ENTRIES: usize = 5;
@@ -62,7 +69,7 @@ const _: () = assert!(GENERATION_WORD < BUCKET_WORDS && WORTH_WORD < BUCKET_WORD
 /// [`Score::INFINITY`] in size) fits.
 const SCORE_BITS: u32 = 15;
 const SCORE_MAX: i32 = (1 << (SCORE_BITS - 1)) - 1;
-const _: () = assert!(Score::INFINITY.0 <= SCORE_MAX);
+const _: () = assert!(Score::INFINITY.units() <= SCORE_MAX);
 
 /// Depth recorded for endgame-solved (exact game-theoretic) bounds.
 pub const SOLVED_DEPTH: u8 = 255;
@@ -82,7 +89,7 @@ impl Bound {
     /// What a fail-soft search result `best` within the window `(alpha, beta)` means: an
     /// upper bound at or below alpha, a lower bound at or above beta, else exact.
     #[inline]
-    pub fn of_result(best: i32, alpha: i32, beta: i32) -> Bound {
+    pub fn of_result<V: Value>(best: V, alpha: V, beta: V) -> Bound {
         if best <= alpha {
             Bound::Upper
         } else if best >= beta {
@@ -93,30 +100,30 @@ impl Bound {
     }
 }
 
-/// One stored result.
+/// One stored result, its score a `V` ([`Score`] in the midgame's table, [`Discs`] in the
+/// solver's).
+///
+/// [`Discs`]: crate::score::Discs
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Entry {
+pub struct Entry<V> {
     check: u32,
-    /// Score in the caller's units.
-    pub score: i16,
+    /// The score's bare integer ([`Value::raw`]).
+    score: i16,
     /// Best move's square index + 1 (0 = none).
     best: u8,
     /// Remaining depth of the search that stored it.
     pub depth: u8,
     bound: u8,
+    unit: PhantomData<V>,
 }
 
-/// The empty entry: stored as a zero word (see [`Entry::encode`]).
-#[cfg(test)]
-const EMPTY: Entry = Entry {
-    check: 0,
-    score: 0,
-    best: 0,
-    depth: 0,
-    bound: 0,
-};
+impl<V: Value> Entry<V> {
+    /// The stored score.
+    #[inline]
+    pub fn score(&self) -> V {
+        V::from_raw(i32::from(self.score))
+    }
 
-impl Entry {
     /// The stored bound kind.
     pub fn bound(&self) -> Bound {
         match self.bound {
@@ -150,7 +157,7 @@ impl Entry {
 
     /// Reads the word written by [`Entry::encode`].
     #[inline]
-    fn decode(word: u64) -> Entry {
+    fn decode(word: u64) -> Entry<V> {
         Entry {
             check: word as u32,
             // Shifted up to the sign bit and back: the 15-bit score sign-extended.
@@ -158,18 +165,21 @@ impl Entry {
             best: (word >> 47) as u8 & 0x7f,
             depth: (word >> 54) as u8,
             bound: (word >> 62) as u8,
+            unit: PhantomData,
         }
     }
 }
 
-/// A fixed-size table of [`Entry`]s addressed by position hash, shared by reference.
-pub struct TranspositionTable {
+/// A fixed-size table of [`Entry`]s addressed by position hash, shared by reference; its
+/// scores are `V`s, packed into the entries' words as their bare integers.
+pub struct TranspositionTable<V> {
     /// Bucket `i` is `words[start + BUCKET_WORDS * i..][..BUCKET_WORDS]`.
     words: Box<[AtomicU64]>,
     /// First word of bucket 0: the first cache-line boundary in `words`.
     start: usize,
     bucket_mask: usize,
     generation: AtomicU8,
+    unit: PhantomData<V>,
 }
 
 /// Zeroed (empty) words for `buckets` buckets and the index of the first word on a cache-line
@@ -229,10 +239,10 @@ mod huge_pages {
     pub(super) fn advise(_: &[std::sync::atomic::AtomicU64]) {}
 }
 
-impl TranspositionTable {
+impl<V: Value> TranspositionTable<V> {
     /// A table using at most `megabytes` MiB (at least one bucket), allocated now and never
     /// again.
-    pub fn new(megabytes: usize) -> TranspositionTable {
+    pub fn new(megabytes: usize) -> TranspositionTable<V> {
         let bytes = megabytes.max(1) << 20;
         let mut buckets = 1usize;
         while buckets * 2 * BUCKET_BYTES <= bytes {
@@ -244,6 +254,7 @@ impl TranspositionTable {
             start,
             bucket_mask: buckets - 1,
             generation: AtomicU8::new(1),
+            unit: PhantomData,
         }
     }
 
@@ -347,7 +358,7 @@ impl TranspositionTable {
 
     /// The entry stored for `hash`, if any.
     #[inline]
-    pub fn probe(&self, hash: u64) -> Option<Entry> {
+    pub fn probe(&self, hash: u64) -> Option<Entry<V>> {
         let check = (hash >> 32) as u32;
         let bucket = self.bucket_words(hash);
         for word in &bucket[..BUCKET_ENTRIES] {
@@ -366,7 +377,7 @@ impl TranspositionTable {
 
     /// Stores a result for `hash`, worth its depth against other positions' entries.
     #[inline]
-    pub fn store(&self, hash: u64, depth: u8, bound: Bound, score: i32, best: Option<Square>) {
+    pub fn store(&self, hash: u64, depth: u8, bound: Bound, score: V, best: Option<Square>) {
         self.store_worth(hash, depth, bound, score, best, depth);
     }
 
@@ -380,7 +391,7 @@ impl TranspositionTable {
         hash: u64,
         depth: u8,
         bound: Bound,
-        score: i32,
+        score: V,
         best: Option<Square>,
         worth: u8,
     ) {
@@ -391,9 +402,9 @@ impl TranspositionTable {
         let worths = bucket[WORTH_WORD].load(Relaxed);
         let mut victim = 0;
         let mut victim_rank = i32::MAX;
-        let mut old = Entry::decode(0);
+        let mut old = Entry::<V>::decode(0);
         for (i, word) in bucket[..BUCKET_ENTRIES].iter().enumerate() {
-            let entry = Entry::decode(word.load(Relaxed));
+            let entry = Entry::<V>::decode(word.load(Relaxed));
             if entry.check == check || entry.is_empty() {
                 // A deeper result for the same position says more than this one: keep it
                 // (module doc). An empty entry has depth 0, so it never stops a store.
@@ -422,9 +433,9 @@ impl TranspositionTable {
         let best = best.map_or(if old.check == check { old.best } else { 0 }, |sq| {
             sq.index() as u8 + 1
         });
-        let entry = Entry {
+        let entry = Entry::<V> {
             check,
-            score: score.clamp(-SCORE_MAX - 1, SCORE_MAX) as i16,
+            score: score.raw().clamp(-SCORE_MAX - 1, SCORE_MAX) as i16,
             best,
             depth,
             bound: match bound {
@@ -432,6 +443,7 @@ impl TranspositionTable {
                 Bound::Upper => 2,
                 Bound::Exact => 3,
             },
+            unit: PhantomData,
         };
         bucket[victim].store(entry.encode(), Relaxed);
         let shift = 8 * victim;
@@ -449,12 +461,22 @@ mod tests {
     #[test]
     fn the_size_asked_for_is_respected() {
         for mb in [1, 2, 16] {
-            assert_eq!(TranspositionTable::new(mb).size_bytes(), mb << 20);
+            assert_eq!(TranspositionTable::<Score>::new(mb).size_bytes(), mb << 20);
         }
-        let table = TranspositionTable::new(3);
+        let table = TranspositionTable::<Score>::new(3);
         assert!(table.size_bytes() <= 3 << 20);
         assert!(table.size_bytes() * 2 > 3 << 20);
     }
+
+    /// The empty entry: stored as a zero word (see [`Entry::encode`]).
+    const EMPTY: Entry<Score> = Entry {
+        check: 0,
+        score: 0,
+        best: 0,
+        depth: 0,
+        bound: 0,
+        unit: PhantomData,
+    };
 
     #[test]
     fn entries_round_trip_and_zero_words_are_empty() {
@@ -464,15 +486,16 @@ mod tests {
             (-(SCORE_MAX + 1) as i16, 64, SOLVED_DEPTH, 2),
             (SCORE_MAX as i16, 0, 0, 3),
             (-1, 1, 7, 1),
-            (Score::INFINITY.0 as i16, 33, 250, 2),
-            (-Score::INFINITY.0 as i16, 12, 1, 1),
+            (Score::INFINITY.units() as i16, 33, 250, 2),
+            (-Score::INFINITY.units() as i16, 12, 1, 1),
         ] {
-            let entry = Entry {
+            let entry = Entry::<Score> {
                 check: 0xdead_beef,
                 score,
                 best,
                 depth,
                 bound,
+                unit: PhantomData,
             };
             assert_eq!(Entry::decode(entry.encode()), entry);
         }
@@ -480,33 +503,39 @@ mod tests {
 
     #[test]
     fn prefault_keeps_entries_and_clear_in_place_forgets_them() {
-        let mut table = TranspositionTable::new(1);
-        table.store(0x55, 3, Bound::Exact, 7, None);
-        table.store(0x1234_5678_9abc, 5, Bound::Lower, -3, None);
+        let mut table = TranspositionTable::<Score>::new(1);
+        table.store(0x55, 3, Bound::Exact, Score::from_units(7), None);
+        table.store(
+            0x1234_5678_9abc,
+            5,
+            Bound::Lower,
+            Score::from_units(-3),
+            None,
+        );
         let before: Vec<u64> = table.words.iter().map(|w| w.load(Relaxed)).collect();
         table.prefault();
         let after: Vec<u64> = table.words.iter().map(|w| w.load(Relaxed)).collect();
         assert_eq!(before, after, "prefault changes nothing");
-        assert_eq!(table.probe(0x55).map(|e| e.score), Some(7));
+        assert_eq!(table.probe(0x55).map(|e| e.score().units()), Some(7));
         let start = table.start;
         table.clear_in_place();
         assert_eq!(table.start, start, "the same allocation");
         assert!(table.words.iter().all(|w| w.load(Relaxed) == 0));
         assert_eq!(table.probe(0x55), None);
         assert_eq!(table.probe(0x1234_5678_9abc), None);
-        table.store(0x55, 3, Bound::Exact, 9, None);
-        assert_eq!(table.probe(0x55).map(|e| e.score), Some(9));
+        table.store(0x55, 3, Bound::Exact, Score::from_units(9), None);
+        assert_eq!(table.probe(0x55).map(|e| e.score().units()), Some(9));
     }
 
     #[test]
     fn buckets_start_on_cache_lines_before_and_after_a_clear() {
-        let mut table = TranspositionTable::new(1);
+        let mut table = TranspositionTable::<Score>::new(1);
         for _ in 0..2 {
             let first = &table.words[table.start] as *const AtomicU64 as usize;
             assert_eq!(first % 64, 0);
             assert!(table.start + (table.bucket_mask + 1) * BUCKET_WORDS <= table.words.len());
             assert!(table.words.iter().all(|w| w.load(Relaxed) == 0));
-            table.store(0x55, 3, Bound::Exact, 1, None);
+            table.store(0x55, 3, Bound::Exact, Score::from_units(1), None);
             assert!(table.probe(0x55).is_some());
             table.clear();
             assert_eq!(table.probe(0x55), None);
@@ -517,9 +546,9 @@ mod tests {
     /// probe's answer.
     #[test]
     fn prefetch_changes_no_answer() {
-        let table = TranspositionTable::new(1);
+        let table = TranspositionTable::<Score>::new(1);
         let hash = 0x0123_4567_89ab_cdef;
-        table.store(hash, 9, Bound::Upper, 77, Square::new(5));
+        table.store(hash, 9, Bound::Upper, Score::from_units(77), Square::new(5));
         let before = table.probe(hash);
         for shift in 0..64 {
             table.prefetch(u64::MAX << shift);
@@ -531,21 +560,21 @@ mod tests {
 
     #[test]
     fn store_then_probe() {
-        let mut table = TranspositionTable::new(1);
+        let mut table = TranspositionTable::<Score>::new(1);
         let hash = 0x1234_5678_9abc_def0;
         assert_eq!(table.probe(hash), None);
         let sq = Square::new(19);
-        table.store(hash, 7, Bound::Lower, -350, sq);
+        table.store(hash, 7, Bound::Lower, Score::from_units(-350), sq);
         let entry = table.probe(hash).unwrap();
         assert_eq!(
-            (entry.depth, entry.bound(), entry.score),
+            (entry.depth, entry.bound(), entry.score().units()),
             (7, Bound::Lower, -350)
         );
         assert_eq!(entry.best_move(), sq);
         // A different key in the same bucket does not match.
         assert_eq!(table.probe(hash ^ (1 << 40)), None);
         // Overwriting without a move keeps the old move.
-        table.store(hash, 8, Bound::Exact, 12, None);
+        table.store(hash, 8, Bound::Exact, Score::from_units(12), None);
         let entry = table.probe(hash).unwrap();
         assert_eq!(
             (entry.depth, entry.bound(), entry.best_move()),
@@ -559,21 +588,52 @@ mod tests {
     /// entries), a new position replaces the entry worth least and keeps the others.
     #[test]
     fn a_new_position_replaces_the_entry_worth_least() {
-        let table = TranspositionTable::new(1);
+        let table = TranspositionTable::<Score>::new(1);
         // Hashes of one bucket (the same low bits), different checks.
         let hash = |i: u64| (i + 1) << 32 | 0x2a;
         for (i, worth) in [(0, 9), (1, 4), (2, 30), (3, 2), (4, 17)] {
-            table.store_worth(hash(i), SOLVED_DEPTH, Bound::Exact, i as i32, None, worth);
+            table.store_worth(
+                hash(i),
+                SOLVED_DEPTH,
+                Bound::Exact,
+                Score::from_units(i as i32),
+                None,
+                worth,
+            );
         }
-        table.store_worth(hash(5), SOLVED_DEPTH, Bound::Exact, 5, None, 3);
+        table.store_worth(
+            hash(5),
+            SOLVED_DEPTH,
+            Bound::Exact,
+            Score::from_units(5),
+            None,
+            3,
+        );
         assert_eq!(table.probe(hash(3)), None, "the least worth is replaced");
         for i in [0, 1, 2, 4, 5] {
-            assert_eq!(table.probe(hash(i)).map(|e| e.score), Some(i as i16));
+            assert_eq!(
+                table.probe(hash(i)).map(|e| e.score().units()),
+                Some(i as i32)
+            );
         }
         // Entries of an older search go first, whatever their worth.
         table.new_generation();
-        table.store_worth(hash(6), SOLVED_DEPTH, Bound::Exact, 6, None, 1);
-        table.store_worth(hash(7), SOLVED_DEPTH, Bound::Exact, 7, None, 1);
+        table.store_worth(
+            hash(6),
+            SOLVED_DEPTH,
+            Bound::Exact,
+            Score::from_units(6),
+            None,
+            1,
+        );
+        table.store_worth(
+            hash(7),
+            SOLVED_DEPTH,
+            Bound::Exact,
+            Score::from_units(7),
+            None,
+            1,
+        );
         assert!(table.probe(hash(6)).is_some() && table.probe(hash(7)).is_some());
         assert_eq!(
             table.probe(hash(5)),
@@ -585,42 +645,58 @@ mod tests {
 
     #[test]
     fn a_shallower_result_does_not_replace_a_deeper_one_of_the_same_position() {
-        let table = TranspositionTable::new(1);
+        let table = TranspositionTable::<Score>::new(1);
         let hash = 0x0000_0007_0000_0003u64;
         let (deep, shallow) = (Square::new(10), Square::new(20));
-        table.store(hash, 9, Bound::Lower, 40, deep);
-        table.store(hash, 4, Bound::Exact, -15, shallow);
+        table.store(hash, 9, Bound::Lower, Score::from_units(40), deep);
+        table.store(hash, 4, Bound::Exact, Score::from_units(-15), shallow);
         let entry = table.probe(hash).unwrap();
         assert_eq!(
-            (entry.depth, entry.bound(), entry.score, entry.best_move()),
+            (
+                entry.depth,
+                entry.bound(),
+                entry.score().units(),
+                entry.best_move()
+            ),
             (9, Bound::Lower, 40, deep),
             "the deeper entry stays whole"
         );
         // As deep or deeper replaces it.
-        table.store(hash, 9, Bound::Upper, 12, shallow);
+        table.store(hash, 9, Bound::Upper, Score::from_units(12), shallow);
         let entry = table.probe(hash).unwrap();
         assert_eq!(
-            (entry.depth, entry.bound(), entry.score, entry.best_move()),
+            (
+                entry.depth,
+                entry.bound(),
+                entry.score().units(),
+                entry.best_move()
+            ),
             (9, Bound::Upper, 12, shallow)
         );
-        table.store(hash, SOLVED_DEPTH, Bound::Exact, 2, None);
+        table.store(hash, SOLVED_DEPTH, Bound::Exact, Score::from_units(2), None);
         let entry = table.probe(hash).unwrap();
         assert_eq!(
-            (entry.depth, entry.score, entry.best_move()),
+            (entry.depth, entry.score().units(), entry.best_move()),
             (SOLVED_DEPTH, 2, shallow)
         );
-        table.store(hash, 30, Bound::Exact, 5, deep);
+        table.store(hash, 30, Bound::Exact, Score::from_units(5), deep);
         assert_eq!(table.probe(hash).unwrap().depth, SOLVED_DEPTH);
     }
 
     #[test]
     fn full_buckets_replace_the_shallowest_entry() {
-        let table = TranspositionTable::new(1);
+        let table = TranspositionTable::<Score>::new(1);
         let base = 0x0000_0001_0000_0005u64;
         for i in 0..BUCKET_ENTRIES as u64 {
-            table.store(base + (i << 32), 10 + i as u8, Bound::Exact, 0, None);
+            table.store(
+                base + (i << 32),
+                10 + i as u8,
+                Bound::Exact,
+                Score::ZERO,
+                None,
+            );
         }
-        table.store(base + (99 << 32), 1, Bound::Exact, 0, None);
+        table.store(base + (99 << 32), 1, Bound::Exact, Score::ZERO, None);
         assert_eq!(table.probe(base), None, "the shallowest entry was replaced");
         assert!(table.probe(base + (99 << 32)).is_some());
         assert!(table.probe(base + (3 << 32)).is_some());
@@ -628,14 +704,14 @@ mod tests {
 
     #[test]
     fn older_generations_are_replaced_first() {
-        let table = TranspositionTable::new(1);
+        let table = TranspositionTable::<Score>::new(1);
         let base = 0x0000_0001_0000_0005u64;
-        table.store(base, 60, Bound::Exact, 0, None);
+        table.store(base, 60, Bound::Exact, Score::ZERO, None);
         table.new_generation();
         for i in 1..BUCKET_ENTRIES as u64 {
-            table.store(base + (i << 32), 1, Bound::Exact, 0, None);
+            table.store(base + (i << 32), 1, Bound::Exact, Score::ZERO, None);
         }
-        table.store(base + (99 << 32), 1, Bound::Exact, 0, None);
+        table.store(base + (99 << 32), 1, Bound::Exact, Score::ZERO, None);
         assert_eq!(table.probe(base), None, "the old deep entry went first");
     }
 
@@ -653,7 +729,7 @@ mod tests {
     #[test]
     fn concurrent_writers_never_show_a_torn_entry() {
         // Few buckets and few keys, so that the threads keep writing the same entries.
-        let table = TranspositionTable::new(1);
+        let table = TranspositionTable::<Score>::new(1);
         let hits = std::sync::atomic::AtomicU64::new(0);
         std::thread::scope(|scope| {
             for thread in 0..4u64 {
@@ -665,11 +741,11 @@ mod tests {
                         if rng.next_u64().is_multiple_of(2) {
                             let depth = (rng.next_u64() % 200) as u8;
                             let (score, bound, best) = stress_entry(key, depth);
-                            table.store(key, depth, bound, score, best);
+                            table.store(key, depth, bound, Score::from_units(score), best);
                         } else if let Some(entry) = table.probe(key) {
                             let (score, bound, best) = stress_entry(key, entry.depth);
                             assert_eq!(
-                                (entry.score as i32, entry.bound(), entry.best_move()),
+                                (entry.score().units(), entry.bound(), entry.best_move()),
                                 (score, bound, best),
                                 "torn entry for {key:#x}"
                             );

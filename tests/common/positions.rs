@@ -33,7 +33,7 @@ pub fn minimax(board: &mut Board) -> Discs {
         board.undo();
         return value;
     }
-    let mut best = Discs(i32::MIN);
+    let mut best = Discs::new(i32::MIN);
     for square in bits::squares(moves) {
         board.make_move(square);
         best = best.max(-minimax(board));
@@ -45,7 +45,7 @@ pub fn minimax(board: &mut Board) -> Discs {
 /// The result of a finished game as GTP's `final_score` writes it: `B+12`, `W+3` or `0`.
 pub fn score_text(board: &Board) -> String {
     let score = board.final_score(Color::Black);
-    match score.0.signum() {
+    match score.get().signum() {
         1 => format!("B+{score}"),
         -1 => format!("W+{}", -score),
         _ => "0".into(),

@@ -34,7 +34,7 @@ impl GameOutcome {
             Some((_, fault)) if fault.kind == FaultKind::Timeout => ":t",
             Some(_) => ":r",
         };
-        format!("{:+.2}{suffix}", f64::from(self.black_diff.0))
+        format!("{:+.2}{suffix}", f64::from(self.black_diff.get()))
     }
 }
 
@@ -72,8 +72,8 @@ fn new_record(names: [&str; 2], opening: &[Move], limits: &Limits) -> GgfGame {
 fn finish(mut record: GgfGame, fault: Option<(Color, Fault)>) -> GameOutcome {
     let black_diff = match &fault {
         None => record.board().final_score(Color::Black),
-        Some((Color::Black, _)) => Discs(-64),
-        Some((Color::White, _)) => Discs(64),
+        Some((Color::Black, _)) => Discs::new(-64),
+        Some((Color::White, _)) => Discs::new(64),
     };
     let mut outcome = GameOutcome {
         record: GgfGame::new(Board::start()),
@@ -232,7 +232,7 @@ mod tests {
         let outcome = play_game(&mut black, &mut white, ["b", "w"], &[], &Limits::default());
         assert!(outcome.fault.is_none());
         assert!(outcome.record.board().is_game_over());
-        assert_eq!(outcome.black_diff, Discs(64));
+        assert_eq!(outcome.black_diff, Discs::new(64));
         assert_eq!(outcome.result_tag(), "+64.00");
         let text = outcome.record.to_ggf();
         assert!(text.contains("PB[b]PW[w]RE[+64.00]"), "{text}");
@@ -271,7 +271,7 @@ mod tests {
         let (outcome, color, fault) = forfeit_after_f5d6("c3");
         assert_eq!(color, Color::White);
         assert_eq!(fault.kind, FaultKind::Crashed);
-        assert_eq!(outcome.black_diff, Discs(64));
+        assert_eq!(outcome.black_diff, Discs::new(64));
         assert_eq!(outcome.result_tag(), "+64.00:r");
         assert_eq!(outcome.record.moves().len(), 3);
     }

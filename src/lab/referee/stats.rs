@@ -121,12 +121,12 @@ pub struct Tally {
 impl Tally {
     /// Adds one game that ended `diff` discs up (negative: down) for this engine.
     pub fn add(&mut self, diff: Discs) {
-        match diff.0.signum() {
+        match diff.get().signum() {
             1 => self.wins += 1,
             0 => self.draws += 1,
             _ => self.losses += 1,
         }
-        self.discs += i64::from(diff.0);
+        self.discs += i64::from(diff.get());
     }
 
     /// Games counted.
@@ -210,7 +210,7 @@ mod tests {
     fn tally_counts_games_and_discs() {
         let mut tally = Tally::default();
         for diff in [12, 0, -64, 2] {
-            tally.add(Discs(diff));
+            tally.add(Discs::new(diff));
         }
         assert_eq!((tally.wins, tally.draws, tally.losses), (2, 1, 1));
         assert_eq!(tally.discs, -50);

@@ -109,7 +109,7 @@ impl Answer {
 
     /// The distance of the search's score from the exact value, in discs.
     pub fn error(&self) -> f64 {
-        (self.score - f64::from(self.exact.0)).abs()
+        (self.score - f64::from(self.exact.get())).abs()
     }
 
     /// Whether at most `k - 1` listed moves beat the chosen one.
@@ -151,7 +151,7 @@ impl Summary {
         }
         self.error_sum += answer.error();
         match answer.move_score {
-            Some(score) => self.loss_sum += i64::from(answer.exact.0 - score.0),
+            Some(score) => self.loss_sum += i64::from(answer.exact.get() - score.get()),
             None => self.unlisted += 1,
         }
         self.nodes += answer.nodes;
@@ -347,7 +347,7 @@ mod tests {
     fn result(mv: &str, score: f64) -> SearchResult {
         SearchResult {
             best: mv.parse().unwrap(),
-            score: Score((score * f64::from(crate::score::UNITS_PER_DISC)) as i32),
+            score: Score::from_units((score * f64::from(crate::score::UNITS_PER_DISC)) as i32),
             depth: Depth::Plies(4),
             pv: Vec::new(),
             lines: Vec::new(),
@@ -361,7 +361,7 @@ mod tests {
     fn answers_are_judged_against_the_listed_scores() {
         let position = position(LINE);
         let best = Answer::judge(&position, &result("g8", 15.5)).unwrap();
-        assert_eq!(best.exact, Discs(18));
+        assert_eq!(best.exact, Discs::new(18));
         assert_eq!(best.better_moves, Some(0));
         assert!((best.error() - 2.5).abs() < 1e-9);
         assert!(best.in_best(1));
@@ -410,7 +410,7 @@ mod tests {
         );
         let answer = Answer::judge(&position, &result).unwrap();
         assert_eq!(result.depth, Depth::Exact);
-        assert_eq!(answer.move_score, Some(Discs(18)));
+        assert_eq!(answer.move_score, Some(Discs::new(18)));
         assert_eq!(answer.error(), 0.0);
     }
 }

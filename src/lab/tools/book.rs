@@ -260,7 +260,7 @@ fn parse(args: &[String]) -> Result<Options> {
         openings,
         level,
         positions,
-        window: Discs(window),
+        window: Discs::new(window),
         threads,
         hash_mb,
         out,
@@ -396,7 +396,7 @@ fn build(options: &Options, path: &Path) -> Result<()> {
             added as f64 / seconds.max(1e-9),
             book.len(),
             notation::transcript(batch[0].line.iter().copied()),
-            batch[0].cost.0
+            batch[0].cost.get()
         );
     }
     eprintln!();
@@ -489,7 +489,7 @@ fn show(options: &Options) -> Result<()> {
         "value {} for the side to move, games {} (won {}, drawn {}, lost {}), depth {}",
         entry
             .value()
-            .map_or("?".to_string(), |v| format!("{:+}", v.0)),
+            .map_or("?".to_string(), |v| format!("{:+}", v.get())),
         games.total(),
         games.wins,
         games.draws,
@@ -540,7 +540,7 @@ fn stats(options: &Options) -> Result<()> {
     if let Some(root) = book.get(&Key::of(&Board::start()).0) {
         crate::outln!(
             "start       value {:+}, {} games",
-            root.value().map_or(0, |v| v.0),
+            root.value().map_or(0, |v| v.get()),
             root.games.total()
         )?;
     }

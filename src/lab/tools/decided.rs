@@ -135,8 +135,8 @@ pub fn run(args: &[String]) -> Result<()> {
         for (player, sign) in [(black, 1), (white, -1)] {
             let tally = tallies.entry(player).or_default();
             tally.games += 1;
-            tally.before += i64::from(sign * exact.0);
-            tally.after += i64::from(sign * (last - exact).0);
+            tally.before += i64::from(sign * exact.get());
+            tally.after += i64::from(sign * (last - exact).get());
             tally.changed += u32::from(exact.signum() != last.signum());
         }
     }

@@ -382,7 +382,7 @@ fn run_endgame(
         for depth in 0..depths {
             let pairs: Vec<(f64, f64)> = set
                 .iter()
-                .map(|(exact, values)| (values[depth].0.discs(), f64::from(exact.0)))
+                .map(|(exact, values)| (values[depth].0.discs(), f64::from(exact.get())))
                 .collect();
             let nodes =
                 set.iter().map(|(_, values)| values[depth].1).sum::<u64>() / set.len() as u64;

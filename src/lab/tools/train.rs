@@ -328,7 +328,7 @@ fn net_experiment(options: &Options, set: &PositionSet, stage: usize) -> Result<
             .filter(|(board, _)| stage_of(board.empties(), options.stages) == stage)
             .map(|(board, score)| Sample {
                 features: features(&board),
-                label: score.0 as f32,
+                label: score.get() as f32,
             })
             .collect(),
         None => Vec::new(),
@@ -589,7 +589,7 @@ fn report_validation(path: &Path, eval: &PatternEval) -> Result<()> {
             .collect();
         let mae = |eval: &dyn Evaluation| -> f64 {
             set.iter()
-                .map(|(board, score)| (eval.evaluate(board).discs() - f64::from(score.0)).abs())
+                .map(|(board, score)| (eval.evaluate(board).discs() - f64::from(score.get())).abs())
                 .sum::<f64>()
                 / set.len() as f64
         };
@@ -647,7 +647,7 @@ fn make_validation(path: &PathBuf, games: &[Game]) -> Result<()> {
         let Some(board) = position_at(game, u32::from(depth)) else {
             continue;
         };
-        let black = Discs(i32::from(black_value));
+        let black = Discs::new(i32::from(black_value));
         let value = if board.side_to_move() == Color::Black {
             black
         } else {

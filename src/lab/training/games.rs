@@ -82,7 +82,7 @@ pub fn read_wthor(path: &Path) -> Result<(Vec<Game>, usize)> {
             continue;
         };
         let black_diff = if board.is_game_over() {
-            board.final_score(Color::Black).0
+            board.final_score(Color::Black).get()
         } else {
             2 * real - 64
         };
@@ -186,7 +186,7 @@ mod tests {
             board.play(mv).unwrap();
         }
         assert!(board.is_game_over());
-        assert_eq!(board.final_score(Color::Black).0, 0);
+        assert_eq!(board.final_score(Color::Black).get(), 0);
         assert!(parse_logbook_line("+d3-d3: +00 10").is_none());
         assert!(parse_logbook_line("garbage").is_none());
     }

@@ -32,10 +32,10 @@ impl SelfPlayGame {
     pub fn to_game(&self) -> Game {
         Game {
             moves: self.moves.clone(),
-            black_diff: self.black_result.0.clamp(-64, 64) as i8,
+            black_diff: self.black_result.get().clamp(-64, 64) as i8,
             theoretical: (self.solve_empties > 0).then_some((
                 self.solve_empties as u8,
-                self.black_result.0.clamp(-64, 64) as i8,
+                self.black_result.get().clamp(-64, 64) as i8,
             )),
             first_sample: self.random_moves as usize,
         }
@@ -134,7 +134,7 @@ mod tests {
             assert_eq!(SelfPlayGame::parse_line(&line).unwrap(), game);
             // A line whose result is not the game's final score is refused.
             let wrong = SelfPlayGame {
-                black_result: game.black_result + Discs(2),
+                black_result: game.black_result + Discs::new(2),
                 ..game.clone()
             };
             assert!(SelfPlayGame::parse_line(&wrong.to_line()).is_err());
@@ -149,7 +149,7 @@ mod tests {
                 board.play(mv).unwrap();
             }
             let value = EndgameSolver::new(4)
-                .search(&mut board, Discs(-64), Discs(64), &AtomicBool::new(false))
+                .search(&mut board, -Discs::MAX, Discs::MAX, &AtomicBool::new(false))
                 .unwrap();
             let black = if board.side_to_move() == Color::Black {
                 value

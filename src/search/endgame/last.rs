@@ -10,10 +10,10 @@ impl EndgameSolver {
     pub(super) fn solve_4(
         &mut self,
         view: BitView,
-        alpha: i32,
-        beta: i32,
+        alpha: Discs,
+        beta: Discs,
         squares: [usize; 4],
-    ) -> i32 {
+    ) -> Discs {
         self.nodes += 1;
         let squares = parity_order_4(view.empty(), squares);
         let best = self.moves_4(view, alpha, beta, squares);
@@ -30,7 +30,7 @@ impl EndgameSolver {
     /// The best of the side to move's moves among the four `squares` (in order, each
     /// followed by [`EndgameSolver::solve_3`]), fail-soft; [`NO_MOVE`] when it has none.
     #[inline(always)]
-    fn moves_4(&mut self, view: BitView, mut alpha: i32, beta: i32, s: [usize; 4]) -> i32 {
+    fn moves_4(&mut self, view: BitView, mut alpha: Discs, beta: Discs, s: [usize; 4]) -> Discs {
         let mut best = NO_MOVE;
         for (i, &sq) in s.iter().enumerate() {
             if bits::NEIGHBOURS[sq] & view.opponent == 0 {
@@ -66,10 +66,10 @@ impl EndgameSolver {
     pub(super) fn solve_3(
         &mut self,
         view: BitView,
-        alpha: i32,
-        beta: i32,
+        alpha: Discs,
+        beta: Discs,
         squares: [usize; 3],
-    ) -> i32 {
+    ) -> Discs {
         self.nodes += 1;
         let squares = parity_order_3(squares);
         let best = self.moves_3(view, alpha, beta, squares);
@@ -86,7 +86,7 @@ impl EndgameSolver {
     /// The best of the side to move's moves among the three `squares` (in order, each
     /// followed by [`EndgameSolver::solve_2`]), fail-soft; [`NO_MOVE`] when it has none.
     #[inline(always)]
-    fn moves_3(&mut self, view: BitView, mut alpha: i32, beta: i32, s: [usize; 3]) -> i32 {
+    fn moves_3(&mut self, view: BitView, mut alpha: Discs, beta: Discs, s: [usize; 3]) -> Discs {
         let mut best = NO_MOVE;
         for (i, &sq) in s.iter().enumerate() {
             if bits::NEIGHBOURS[sq] & view.opponent == 0 {
@@ -121,11 +121,11 @@ impl EndgameSolver {
     pub(super) fn solve_2(
         &mut self,
         view: BitView,
-        alpha: i32,
-        beta: i32,
+        alpha: Discs,
+        beta: Discs,
         a: usize,
         b: usize,
-    ) -> i32 {
+    ) -> Discs {
         self.nodes += 1;
         let best = self.moves_2(view, beta, a, b);
         if best > NO_MOVE {
@@ -141,7 +141,7 @@ impl EndgameSolver {
     /// The best of the side to move's moves on `a` and `b`, fail-soft below `beta` (`b` is
     /// not tried once `a` reaches it); [`NO_MOVE`] when it has none.
     #[inline(always)]
-    fn moves_2(&mut self, view: BitView, beta: i32, a: usize, b: usize) -> i32 {
+    fn moves_2(&mut self, view: BitView, beta: Discs, a: usize, b: usize) -> Discs {
         let mut best = NO_MOVE;
         if bits::NEIGHBOURS[a] & view.opponent != 0 {
             let flipped = view.flips(a);
@@ -164,18 +164,18 @@ impl EndgameSolver {
     /// The exact value of `view`, whose only empty square is `sq`: the flips of the move
     /// there are counted ([`bits::last_flips`]), not played.
     #[inline]
-    pub(super) fn solve_1(&mut self, view: BitView, sq: usize) -> i32 {
+    pub(super) fn solve_1(&mut self, view: BitView, sq: usize) -> Discs {
         self.nodes += 1;
         let p = view.player;
         // 63 squares are full: the disc difference follows from the side to move's count.
         let diff = 2 * p.count_ones() as i32 - 63;
         let mine = bits::last_flips(p, sq) as i32;
         if mine > 0 {
-            return diff + 1 + 2 * mine;
+            return Discs::new(diff + 1 + 2 * mine);
         }
         let theirs = bits::last_flips(view.opponent, sq) as i32;
         if theirs > 0 {
-            return diff - 1 - 2 * theirs;
+            return Discs::new(diff - 1 - 2 * theirs);
         }
         final_diff(view, 1)
     }

@@ -149,7 +149,7 @@ impl EndgameSolver {
         pool: &SolverPool,
         point: usize,
         board: &mut Board,
-        mut task: Task,
+        mut task: Task<Discs>,
         stop: &StopCheck,
     ) {
         let outer = (self.current, self.task_alpha);
@@ -162,7 +162,7 @@ impl EndgameSolver {
             } = task;
             self.task_alpha = alpha;
             board.make_move(square);
-            let probe = -self.node(board, -alpha - 1, -alpha, stop);
+            let probe = -self.node(board, -alpha - Discs::ONE, -alpha, stop);
             let value = if probe > alpha && probe < beta && !self.stopped {
                 -self.node(board, -beta, -probe, stop)
             } else {
@@ -196,10 +196,10 @@ impl EndgameSolver {
         &mut self,
         board: &mut Board,
         moves: &[Square],
-        window: (i32, i32),
-        best: (i32, Option<Square>),
+        window: (Discs, Discs),
+        best: (Discs, Option<Square>),
         stop: &StopCheck,
-    ) -> (i32, Option<Square>) {
+    ) -> (Discs, Option<Square>) {
         let pool = Arc::clone(self.pool.as_ref().expect("only a parallel solve splits"));
         let point = pool.open(
             self.thread,
@@ -256,7 +256,7 @@ impl EndgameSolver {
     ) -> Option<Solution> {
         let start_nodes = self.nodes;
         if board.is_game_over() {
-            let score = clip(board.final_score(board.side_to_move()).0, mode);
+            let score = clip(board.final_score(board.side_to_move()), mode);
             return Some(Solution {
                 best: Move::Pass,
                 score,
@@ -327,9 +327,8 @@ impl EndgameSolver {
     /// a [`GUESS_DEPTH`]-ply search with the evaluation, rounded to the nearest even score
     /// (every final score is even).
     fn first_guess(&mut self, board: &mut Board) -> Discs {
-        let value = self.eval_search(board, GUESS_DEPTH, -INFINITE_UNITS, INFINITE_UNITS);
-        let pairs = (value as f32 / (2 * UNITS_PER_DISC) as f32).round() as i32;
-        Discs((2 * pairs).clamp(-64, 64))
+        let value = self.eval_search(board, GUESS_DEPTH, -Score::INFINITY, Score::INFINITY);
+        value.rounded_even_discs().clamp(-Discs::MAX, Discs::MAX)
     }
 
     /// One search of a root with legal moves at the current level: within a window around
@@ -345,7 +344,10 @@ impl EndgameSolver {
         let (low, high) = window(mode);
         let (mut alpha, mut beta) = match (mode, guess) {
             // Exact scores are even: this window settles guess - 2, guess and guess + 2.
-            (SolveMode::Exact, Some(Discs(guess))) => ((guess - 3).max(low), (guess + 3).min(high)),
+            (SolveMode::Exact, Some(guess)) => {
+                let margin = Discs::new(3);
+                ((guess - margin).max(low), (guess + margin).min(high))
+            }
             _ => (low, high),
         };
         // After a failure the value's side is searched from the bound found; a second
@@ -362,9 +364,9 @@ impl EndgameSolver {
             (alpha, beta) = if failed {
                 (low, high)
             } else if fail_low {
-                (low, score + 1)
+                (low, score + Discs::ONE)
             } else {
-                (score - 1, high)
+                (score - Discs::ONE, high)
             };
             failed = true;
         };
@@ -372,7 +374,7 @@ impl EndgameSolver {
         let mut pv = vec![Move::Play(best)];
         if mode == SolveMode::Exact {
             board.make_move(best);
-            self.extend_pv(board, -score.0, &mut pv, stop);
+            self.extend_pv(board, -score, &mut pv, stop);
             board.undo();
         }
         if self.stopped {
@@ -390,17 +392,17 @@ impl EndgameSolver {
     fn root_window(
         &mut self,
         board: &mut Board,
-        alpha: i32,
-        beta: i32,
+        alpha: Discs,
+        beta: Discs,
         hint: Option<Square>,
         stop: &StopCheck,
-    ) -> Option<(Square, i32)> {
+    ) -> Option<(Square, Discs)> {
         let order = ordering::solver_order(board, hint, self.bundle.evaluator());
         let (best_score, best_move) = self.search_moves(
             board,
             order.as_slice(),
             (alpha, beta),
-            (-65, None),
+            (NO_MOVE, None),
             true,
             stop,
         );
@@ -467,10 +469,10 @@ impl EndgameSolver {
         &mut self,
         board: &Board,
         moves: &[Square],
-        alpha: i32,
-        beta: i32,
+        alpha: Discs,
+        beta: Discs,
         stop: &StopCheck,
-    ) -> Option<Vec<(usize, i32)>> {
+    ) -> Option<Vec<(usize, Discs)>> {
         let counts = Arc::clone(&self.counts);
         counts.reset();
         let stop = stop.with_counts(&counts, 0);
@@ -523,10 +525,10 @@ impl EndgameSolver {
         board: &mut Board,
         moves: &[Square],
         next: &AtomicUsize,
-        alpha: i32,
-        beta: i32,
+        alpha: Discs,
+        beta: Discs,
         stop: &StopCheck,
-    ) -> Option<Vec<(usize, i32)>> {
+    ) -> Option<Vec<(usize, Discs)>> {
         let mut values = Vec::new();
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
@@ -544,7 +546,7 @@ impl EndgameSolver {
     }
 
     /// Appends best play from `board`, whose exact value is `value`, to `pv`.
-    fn extend_pv(&mut self, board: &mut Board, value: i32, pv: &mut Vec<Move>, stop: &StopCheck) {
+    fn extend_pv(&mut self, board: &mut Board, value: Discs, pv: &mut Vec<Move>, stop: &StopCheck) {
         if board.is_game_over() || self.stopped {
             return;
         }
@@ -559,7 +561,7 @@ impl EndgameSolver {
         for square in ordering::solver_order(board, hint, self.bundle.evaluator()) {
             board.make_move(square);
             // The move is on the PV exactly when its child is worth -value.
-            let child = self.node(board, -value - 1, -value + 1, stop);
+            let child = self.node(board, -value - Discs::ONE, -value + Discs::ONE, stop);
             if child == -value && !self.stopped {
                 pv.push(Move::Play(square));
                 self.extend_pv(board, child, pv, stop);
@@ -575,20 +577,19 @@ impl EndgameSolver {
 }
 
 /// The search window of a mode.
-fn window(mode: SolveMode) -> (i32, i32) {
+fn window(mode: SolveMode) -> (Discs, Discs) {
     match mode {
-        SolveMode::Exact => (-64, 64),
-        SolveMode::WinLossDraw => (-1, 1),
+        SolveMode::Exact => (-Discs::MAX, Discs::MAX),
+        SolveMode::WinLossDraw => (-Discs::ONE, Discs::ONE),
     }
 }
 
-/// A value of the recursion as reported in a mode: where the solver's bare integers become
-/// [`Discs`].
-fn clip(score: i32, mode: SolveMode) -> Discs {
-    Discs(match mode {
+/// A value of the recursion as reported in a mode: exact, or only its sign.
+fn clip(score: Discs, mode: SolveMode) -> Discs {
+    match mode {
         SolveMode::Exact => score,
         SolveMode::WinLossDraw => score.signum(),
-    })
+    }
 }
 
 #[cfg(test)]
@@ -599,11 +600,12 @@ mod tests {
 
     #[test]
     fn windows_and_reported_values_follow_the_mode() {
-        assert_eq!(window(SolveMode::Exact), (-64, 64));
-        assert_eq!(window(SolveMode::WinLossDraw), (-1, 1));
-        assert_eq!(clip(-12, SolveMode::Exact), Discs(-12));
-        assert_eq!(clip(-12, SolveMode::WinLossDraw), Discs(-1));
-        assert_eq!(clip(0, SolveMode::WinLossDraw), Discs(0));
+        let d = Discs::new;
+        assert_eq!(window(SolveMode::Exact), (d(-64), d(64)));
+        assert_eq!(window(SolveMode::WinLossDraw), (d(-1), d(1)));
+        assert_eq!(clip(d(-12), SolveMode::Exact), d(-12));
+        assert_eq!(clip(d(-12), SolveMode::WinLossDraw), d(-1));
+        assert_eq!(clip(d(0), SolveMode::WinLossDraw), d(0));
     }
 
     /// Roots of up to 10 empties: the solution's score is minimax's, its first move is the
@@ -623,7 +625,7 @@ mod tests {
                     .expect("a position of a game");
             let exact = minimax(view);
             let solution = solver.solve(&mut board, SolveMode::Exact, &flag).unwrap();
-            assert_eq!(solution.score, Discs(exact), "{board:?}");
+            assert_eq!(solution.score, exact, "{board:?}");
             if let Move::Play(square) = solution.best {
                 let child = view.play(square.index(), view.flips(square.index()));
                 assert_eq!(-minimax(child), exact, "{board:?}");
@@ -637,7 +639,7 @@ mod tests {
             for (mv, value) in all {
                 if let Move::Play(square) = mv {
                     let child = view.play(square.index(), view.flips(square.index()));
-                    assert_eq!(value, Discs(-minimax(child)), "{board:?} {mv}");
+                    assert_eq!(value, -minimax(child), "{board:?} {mv}");
                 }
             }
             assert_eq!(board.ply(), 0);

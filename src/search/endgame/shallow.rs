@@ -9,26 +9,26 @@ impl EndgameSolver {
     /// evaluation and no selectivity: the shallow search whose value predicts the exact one in
     /// endgame ProbCut. The board is restored before returning.
     pub fn shallow_value(&mut self, board: &mut Board, depth: u32) -> Score {
-        Score(self.eval_search(board, depth, -INFINITE_UNITS, INFINITE_UNITS))
+        self.eval_search(board, depth, -Score::INFINITY, Score::INFINITY)
     }
 
     /// Negamax value of `board` to `depth` plies with the bundle's evaluation, fail-soft
-    /// within `(alpha, beta)`, in score units; a finished game scores its final disc
+    /// within `(alpha, beta)`, in [`Score`]s; a finished game scores its final disc
     /// difference and a pass uses no depth (as in the midgame search).
     pub(super) fn eval_search(
         &mut self,
         board: &mut Board,
         depth: u32,
-        mut alpha: i32,
-        beta: i32,
-    ) -> i32 {
+        mut alpha: Score,
+        beta: Score,
+    ) -> Score {
         self.nodes += 1;
         let moves = board.legal_moves();
         if moves == 0 && !board.opponent_has_legal_move() {
-            return Score::from_discs(board.final_score(board.side_to_move())).0;
+            return Score::from_discs(board.final_score(board.side_to_move()));
         }
         if depth == 0 {
-            return self.bundle.evaluator().evaluate_with_moves(board, moves).0;
+            return self.bundle.evaluator().evaluate_with_moves(board, moves);
         }
         if moves == 0 {
             board.make_pass();
@@ -36,7 +36,7 @@ impl EndgameSolver {
             board.undo();
             return value;
         }
-        let mut best = -INFINITE_UNITS;
+        let mut best = -Score::INFINITY;
         for square in ordering::fastest_first(board, None) {
             let flipped = board.flips(square);
             board.apply_flips(square, flipped);
@@ -56,7 +56,7 @@ impl EndgameSolver {
     }
 
     /// Enters the leaf search: the bitboard view and the parity-ordered empty list.
-    pub(super) fn leaf_entry(&mut self, view: BitView, alpha: i32, beta: i32) -> i32 {
+    pub(super) fn leaf_entry(&mut self, view: BitView, alpha: Discs, beta: Discs) -> Discs {
         let empty = view.empty();
         let mut list = [0u8; LEAF_EMPTIES as usize];
         let mut n = 0;
@@ -83,12 +83,12 @@ impl EndgameSolver {
     fn leaf(
         &mut self,
         view: BitView,
-        mut alpha: i32,
-        beta: i32,
+        mut alpha: Discs,
+        beta: Discs,
         list: u64,
         n: usize,
         passed: bool,
-    ) -> i32 {
+    ) -> Discs {
         if n <= 4 {
             let sq = |i: usize| (list >> (8 * i)) as usize & 0xff;
             return match n {
@@ -100,7 +100,7 @@ impl EndgameSolver {
             };
         }
         self.nodes += 1;
-        let mut best = -65;
+        let mut best = NO_MOVE;
         let mut rest = list;
         for i in 0..n {
             let sq = rest as usize & 0xff;
@@ -126,7 +126,7 @@ impl EndgameSolver {
                 }
             }
         }
-        if best > -65 {
+        if best > NO_MOVE {
             return best;
         }
         if passed {
@@ -180,7 +180,7 @@ mod tests {
         let before = board.clone();
         assert_eq!(
             solver.shallow_value(&mut board, 4),
-            Score::from_discs(Discs(16))
+            Score::from_discs(Discs::new(16))
         );
         assert_eq!(board, before);
         // The start position at depth 0 is the evaluation itself.

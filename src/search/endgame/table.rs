@@ -2,11 +2,12 @@
 //! [`Board`], ordered by the evaluation, ProbCut in selective passes, split among threads)
 //! and view nodes (the bitboard view, fastest-first, the table from `TT_MIN_EMPTIES`).
 
+use super::super::tt::Entry;
 use super::*;
 
 impl EndgameSolver {
     /// The best value and move of `board` among `moves` (its legal moves, in order, but for
-    /// those already searched, whose best value and move are `searched`: `(-65, None)` when
+    /// those already searched, whose best value and move are `searched`: `(NO_MOVE, None)` when
     /// none is) within `(alpha, beta)`, fail-soft: the first move of the node with the full
     /// window, the others with a null window and re-searched when they land inside it. In a
     /// parallel solve the moves after the first are shared with idle threads
@@ -17,11 +18,11 @@ impl EndgameSolver {
         &mut self,
         board: &mut Board,
         moves: &[Square],
-        (mut alpha, beta): (i32, i32),
-        searched: (i32, Option<Square>),
+        (mut alpha, beta): (Discs, Discs),
+        searched: (Discs, Option<Square>),
         root: bool,
         stop: &StopCheck,
-    ) -> (i32, Option<Square>) {
+    ) -> (Discs, Option<Square>) {
         let (mut best, mut best_square) = searched;
         for (i, &square) in moves.iter().enumerate() {
             let first = i == 0 && searched.1.is_none();
@@ -33,7 +34,7 @@ impl EndgameSolver {
             let value = if first {
                 -self.node(board, -beta, -alpha, stop)
             } else {
-                let probe = -self.node(board, -alpha - 1, -alpha, stop);
+                let probe = -self.node(board, -alpha - Discs::ONE, -alpha, stop);
                 if probe > alpha && probe < beta {
                     -self.node(board, -beta, -probe, stop)
                 } else {
@@ -74,10 +75,10 @@ impl EndgameSolver {
     pub(super) fn node(
         &mut self,
         board: &mut Board,
-        mut alpha: i32,
-        mut beta: i32,
+        mut alpha: Discs,
+        mut beta: Discs,
         stop: &StopCheck,
-    ) -> i32 {
+    ) -> Discs {
         let empties = board.empties();
         if empties <= VIEW_MAX_EMPTIES {
             return self.view_node(board.view(), alpha, beta, stop);
@@ -85,7 +86,7 @@ impl EndgameSolver {
         self.nodes += 1;
         let start = self.nodes;
         if self.poll(stop) {
-            return 0;
+            return Discs::ZERO;
         }
         if let Some(upper) = stability_bound(board.view(), alpha) {
             if upper <= alpha {
@@ -108,7 +109,7 @@ impl EndgameSolver {
 
         if !board.has_legal_move() {
             if !board.opponent_has_legal_move() {
-                return board.final_score(board.side_to_move()).0;
+                return board.final_score(board.side_to_move());
             }
             board.make_pass();
             let value = -self.node(board, -beta, -alpha, stop);
@@ -133,7 +134,7 @@ impl EndgameSolver {
 
         if let Some(level) = self.level {
             // Only null-window nodes: the principal variation is searched in full.
-            if beta - alpha == 1 && empties >= PROBCUT_MIN_EMPTIES {
+            if beta - alpha == Discs::ONE && empties >= PROBCUT_MIN_EMPTIES {
                 let confidence = SELECTIVE_LEVELS[level].0;
                 if let Some(value) = self.probcut(board, empties, alpha, beta, confidence) {
                     self.store(hash, tag, value, (alpha, beta), hint, start);
@@ -144,7 +145,7 @@ impl EndgameSolver {
 
         let original_alpha = alpha;
         let mut moves = board.legal_moves();
-        let mut searched = (-65, None);
+        let mut searched = (NO_MOVE, None);
         // The table's move first, alone: when it reaches beta, the evaluation's order of the
         // others is not needed.
         if let Some(square) = hint.filter(|square| moves & square.bit() != 0) {
@@ -153,7 +154,7 @@ impl EndgameSolver {
             let value = -self.node(board, -beta, -alpha, stop);
             board.undo();
             if self.stopped {
-                return 0;
+                return Discs::ZERO;
             }
             searched = (value, Some(square));
             alpha = alpha.max(value);
@@ -173,7 +174,7 @@ impl EndgameSolver {
             )
         };
         if self.stopped {
-            return 0;
+            return Discs::ZERO;
         }
         if empties >= TT_MIN_EMPTIES {
             self.store(hash, tag, best, (original_alpha, beta), best_square, start);
@@ -188,24 +189,26 @@ impl EndgameSolver {
         &mut self,
         board: &mut Board,
         empties: u32,
-        alpha: i32,
-        beta: i32,
+        alpha: Discs,
+        beta: Discs,
         confidence: f32,
-    ) -> Option<i32> {
+    ) -> Option<Discs> {
         let cut = self
             .bundle
             .endgame_cuts()?
             .get(empties, probcut_shallow_depth(empties))?;
         let margin = confidence * cut.sigma;
-        let unit = UNITS_PER_DISC as f32;
-        let high = ((beta as f32 * unit + margin - cut.intercept) / cut.slope).ceil() as i32;
-        if high <= 64 * UNITS_PER_DISC
-            && self.eval_search(board, cut.shallow, high - 1, high) >= high
+        // The shallow search's values, and the cut's fit, are in score units.
+        let units = |discs: Discs| Score::from_discs(discs).units() as f32;
+        let shallow = |units: f32| Score::from_units(units as i32);
+        let high = shallow(((units(beta) + margin - cut.intercept) / cut.slope).ceil());
+        if high <= Score::MAX
+            && self.eval_search(board, cut.shallow, high - Score::UNIT, high) >= high
         {
             return Some(beta);
         }
-        let low = ((alpha as f32 * unit - margin - cut.intercept) / cut.slope).floor() as i32;
-        if low >= -64 * UNITS_PER_DISC && self.eval_search(board, cut.shallow, low, low + 1) <= low
+        let low = shallow(((units(alpha) - margin - cut.intercept) / cut.slope).floor());
+        if low >= -Score::MAX && self.eval_search(board, cut.shallow, low, low + Score::UNIT) <= low
         {
             return Some(alpha);
         }
@@ -218,10 +221,10 @@ impl EndgameSolver {
     pub(super) fn view_node(
         &mut self,
         view: BitView,
-        mut alpha: i32,
-        mut beta: i32,
+        mut alpha: Discs,
+        mut beta: Discs,
         stop: &StopCheck,
-    ) -> i32 {
+    ) -> Discs {
         let empties = view.empties();
         if empties <= LEAF_EMPTIES {
             return self.leaf_entry(view, alpha, beta);
@@ -229,7 +232,7 @@ impl EndgameSolver {
         self.nodes += 1;
         let start = self.nodes;
         if self.poll(stop) {
-            return 0;
+            return Discs::ZERO;
         }
         if let Some(upper) = stability_bound(view, alpha) {
             if upper <= alpha {
@@ -297,14 +300,14 @@ impl EndgameSolver {
         }
 
         let original_alpha = alpha;
-        let mut best = -65;
+        let mut best = NO_MOVE;
         let mut best_square = NO_SQUARE;
         for (i, &(sq, flipped, _)) in list[..n].iter().enumerate() {
             let child = view.play(sq as usize, flipped);
             let value = if i == 0 {
                 -self.view_node(child, -beta, -alpha, stop)
             } else {
-                let probe = -self.view_node(child, -alpha - 1, -alpha, stop);
+                let probe = -self.view_node(child, -alpha - Discs::ONE, -alpha, stop);
                 if probe > alpha && probe < beta {
                     -self.view_node(child, -beta, -probe, stop)
                 } else {
@@ -312,7 +315,7 @@ impl EndgameSolver {
                 }
             };
             if self.stopped {
-                return 0;
+                return Discs::ZERO;
             }
             if value > best {
                 best = value;
@@ -343,11 +346,11 @@ impl EndgameSolver {
 /// otherwise narrows `alpha` or `beta` by its bound. Entries tagged below `tag` (midgame
 /// depths, or less confident selective passes) are ignored.
 #[inline]
-fn narrow(entry: Entry, tag: u8, alpha: &mut i32, beta: &mut i32) -> Option<i32> {
+fn narrow(entry: Entry<Discs>, tag: u8, alpha: &mut Discs, beta: &mut Discs) -> Option<Discs> {
     if entry.depth < tag {
         return None;
     }
-    let score = entry.score as i32;
+    let score = entry.score();
     match entry.bound() {
         Bound::Exact => return Some(score),
         Bound::Lower if score >= *beta => return Some(score),
@@ -362,8 +365,8 @@ fn narrow(entry: Entry, tag: u8, alpha: &mut i32, beta: &mut i32) -> Option<i32>
 /// move reaches `beta` (the child is worth at most `-beta` to its side). The entry's tag must
 /// be at least `tag` (see [`narrow`]).
 #[inline]
-fn refutes(child: Entry, tag: u8, beta: i32) -> Option<i32> {
-    let value = -(child.score as i32);
+fn refutes(child: Entry<Discs>, tag: u8, beta: Discs) -> Option<Discs> {
+    let value = -child.score();
     (child.depth >= tag && matches!(child.bound(), Bound::Upper | Bound::Exact) && value >= beta)
         .then_some(value)
 }
@@ -424,10 +427,11 @@ mod tests {
     fn table_entries_narrow_the_window_by_their_bound() {
         let table = TranspositionTable::new(1);
         let entry = |bound: Bound, score: i32, depth: u8| {
-            table.store(1, depth, bound, score, None);
+            table.store(1, depth, bound, Discs::new(score), None);
             table.probe(1).expect("just stored")
         };
-        let (mut alpha, mut beta) = (-10, 10);
+        let d = Discs::new;
+        let (mut alpha, mut beta) = (d(-10), d(10));
         // An exact entry settles the node; a lower bound at or above beta too.
         assert_eq!(
             narrow(
@@ -436,7 +440,7 @@ mod tests {
                 &mut alpha,
                 &mut beta
             ),
-            Some(4)
+            Some(d(4))
         );
         assert_eq!(
             narrow(
@@ -445,7 +449,7 @@ mod tests {
                 &mut alpha,
                 &mut beta
             ),
-            Some(12)
+            Some(d(12))
         );
         // A lower bound inside the window raises alpha; an upper bound lowers beta.
         assert_eq!(
@@ -466,7 +470,7 @@ mod tests {
             ),
             None
         );
-        assert_eq!((alpha, beta), (2, 6));
+        assert_eq!((alpha, beta), (d(2), d(6)));
         // An entry tagged below the node's tag is ignored.
         let selective = SELECTIVE_TAG;
         assert_eq!(
@@ -480,15 +484,15 @@ mod tests {
         );
         // A child worth at most -12 to its side refutes a parent searched with beta 10.
         assert_eq!(
-            refutes(entry(Bound::Upper, -12, SOLVED_DEPTH), SOLVED_DEPTH, 10),
-            Some(12)
+            refutes(entry(Bound::Upper, -12, SOLVED_DEPTH), SOLVED_DEPTH, d(10)),
+            Some(d(12))
         );
         assert_eq!(
-            refutes(entry(Bound::Lower, -12, SOLVED_DEPTH), SOLVED_DEPTH, 10),
+            refutes(entry(Bound::Lower, -12, SOLVED_DEPTH), SOLVED_DEPTH, d(10)),
             None
         );
         assert_eq!(
-            refutes(entry(Bound::Exact, -8, SOLVED_DEPTH), SOLVED_DEPTH, 10),
+            refutes(entry(Bound::Exact, -8, SOLVED_DEPTH), SOLVED_DEPTH, d(10)),
             None
         );
     }

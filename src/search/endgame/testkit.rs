@@ -7,11 +7,11 @@ use crate::rng::Rng;
 
 /// Plain minimax of the final disc difference for the side to move of `view`: no window,
 /// no ordering, the game's own scoring ([`bits::final_score`]).
-pub(super) fn minimax(view: BitView) -> i32 {
+pub(super) fn minimax(view: BitView) -> Discs {
     let moves = view.mobility();
     if moves == 0 {
         if view.passed().mobility() == 0 {
-            return bits::final_score(view.player, view.opponent).0;
+            return bits::final_score(view.player, view.opponent);
         }
         return -minimax(view.passed());
     }
@@ -65,11 +65,11 @@ pub(super) fn random_view(rng: &mut Rng, empties: u32) -> Option<BitView> {
 
 /// A window for `value`'s search: the full one, a null window or a random one, placed
 /// below, around or above it.
-pub(super) fn random_window(rng: &mut Rng, value: i32) -> (i32, i32) {
-    match rng.below(4) {
+pub(super) fn random_window(rng: &mut Rng, value: Discs) -> (Discs, Discs) {
+    let (alpha, beta) = match rng.below(4) {
         0 => (-64, 64),
         1 => {
-            let alpha = value - 4 + rng.below(8) as i32;
+            let alpha = value.get() - 4 + rng.below(8) as i32;
             (alpha, alpha + 1)
         }
         _ => {
@@ -77,12 +77,18 @@ pub(super) fn random_window(rng: &mut Rng, value: i32) -> (i32, i32) {
             let beta = alpha + 1 + rng.below(20) as i32;
             (alpha, beta.min(65))
         }
-    }
+    };
+    (Discs::new(alpha), Discs::new(beta))
 }
 
 /// Asserts the fail-soft contract: exact inside the window, a bound of the right side
 /// outside it.
-pub(super) fn assert_fail_soft(value: i32, exact: i32, (alpha, beta): (i32, i32), what: &str) {
+pub(super) fn assert_fail_soft(
+    value: Discs,
+    exact: Discs,
+    (alpha, beta): (Discs, Discs),
+    what: &str,
+) {
     if value <= alpha {
         assert!(
             exact <= value,
