@@ -134,25 +134,17 @@ mod tests {
 
     #[test]
     fn damaged_files_are_refused_with_a_clear_error() {
+        // Truncation, checksums and versions are the record reader's (formats::book, tested
+        // there); what reaches the book through it, and a record the book refuses, are here.
         let bytes = to_bytes(&sample());
         let error = |bytes: &[u8]| format!("{:#}", from_bytes(bytes).unwrap_err());
-        for cut in [0, 5, 12, 40, bytes.len() / 2, bytes.len() - 1] {
-            let message = error(&bytes[..cut]);
-            assert!(
-                message.contains("truncated") || message.contains("not a tsuru book"),
-                "{cut}: {message}"
-            );
-        }
+        assert!(error(&bytes[..bytes.len() / 2]).contains("truncated"));
         let mut flipped = bytes.clone();
         flipped[30] ^= 0x10;
         assert!(error(&flipped).contains("corrupted"), "{}", error(&flipped));
         let mut last = bytes.clone();
         *last.last_mut().unwrap() ^= 1;
         assert!(error(&last).contains("checksum"));
-        let mut version = bytes.clone();
-        version[8] = 9;
-        assert!(error(&version).contains("version 9"));
-        assert!(error(b"hello").contains("not a tsuru book"));
     }
 
     #[test]
