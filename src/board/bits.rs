@@ -143,12 +143,15 @@ pub fn flips(p: u64, o: u64, sq: usize) -> u64 {
     {
         flips_vector(p, o, sq)
     }
-    #[cfg(not(all(
+    #[cfg(all(
         target_arch = "x86_64",
         target_feature = "avx2",
-        target_feature = "avx512vl",
-        target_feature = "avx512cd"
-    )))]
+        not(all(target_feature = "avx512vl", target_feature = "avx512cd"))
+    ))]
+    {
+        flips_avx2(p, o, sq)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
     {
         flips_scalar(p, o, sq)
     }
@@ -183,24 +186,14 @@ pub fn flips_scalar(p: u64, o: u64, sq: usize) -> u64 {
 }
 
 /// Four rays of a square in one 256-bit load.
-#[cfg(all(
-    target_arch = "x86_64",
-    target_feature = "avx2",
-    target_feature = "avx512vl",
-    target_feature = "avx512cd"
-))]
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 #[derive(Clone, Copy)]
 #[repr(C, align(32))]
 struct Rays4([u64; 4]);
 
 /// `RAYS4[sq]`: the rays of `sq` in the increasing directions (`.0`: 0, 2, 4, 6 of
 /// [`DIRECTIONS`]) and the decreasing ones (`.1`: 1, 3, 5, 7), four lanes each.
-#[cfg(all(
-    target_arch = "x86_64",
-    target_feature = "avx2",
-    target_feature = "avx512vl",
-    target_feature = "avx512cd"
-))]
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 static RAYS4: [(Rays4, Rays4); 64] = {
     let mut out = [(Rays4([0; 4]), Rays4([0; 4])); 64];
     let mut sq = 0;
@@ -251,6 +244,57 @@ pub fn flips_vector(p: u64, o: u64, sq: usize) -> u64 {
         // The squares above the stop square: minus twice its bit.
         let above = _mm256_sub_epi64(zero, _mm256_add_epi64(first, first));
         let flipped_down = _mm256_andnot_si256(open, _mm256_and_si256(down, above));
+        let lanes = _mm256_or_si256(flipped_up, flipped_down);
+        let half = _mm_or_si128(
+            _mm256_castsi256_si128(lanes),
+            _mm256_extracti128_si256::<1>(lanes),
+        );
+        (_mm_cvtsi128_si64(half) | _mm_extract_epi64::<1>(half)) as u64
+    }
+}
+
+/// [`flips`] four directions at a time in 256-bit lanes with AVX2 alone (no vector
+/// leading-zero count): the increasing rays as in [`flips_vector`], the decreasing ones by
+/// smearing each lane's stop squares down its own step, so that the highest stop square is
+/// the one no other lies above.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[inline]
+pub fn flips_avx2(p: u64, o: u64, sq: usize) -> u64 {
+    use std::arch::x86_64::*;
+    let (up, down) = &RAYS4[sq];
+    // SAFETY: the loads read 32 bytes from a 32-byte aligned `Rays4`; every other intrinsic
+    // needs only AVX2, which the cfg above requires.
+    unsafe {
+        let p = _mm256_set1_epi64x(p as i64);
+        let o = _mm256_set1_epi64x(o as i64);
+        let zero = _mm256_setzero_si256();
+        let one = _mm256_set1_epi64x(1);
+        let up = _mm256_load_si256(up.0.as_ptr() as *const __m256i);
+        let down = _mm256_load_si256(down.0.as_ptr() as *const __m256i);
+        // Increasing rays: the first square that is not the opponent's is the lowest bit.
+        let stop = _mm256_andnot_si256(o, up);
+        let first = _mm256_and_si256(stop, _mm256_sub_epi64(zero, stop));
+        let open = _mm256_cmpeq_epi64(_mm256_and_si256(first, p), zero);
+        let flipped_up =
+            _mm256_andnot_si256(open, _mm256_and_si256(up, _mm256_sub_epi64(first, one)));
+        // Decreasing rays (directions 1, 3, 5, 7: one step lowers the index by 1, 8, 9, 7).
+        // `below`: every square at most 7 steps below a stop square; the highest stop
+        // square is the one not within 1 to 8 steps below another (a ray has at most 7).
+        let step = _mm256_set_epi64x(7, 9, 8, 1);
+        let stop = _mm256_andnot_si256(o, down);
+        let mut below = _mm256_or_si256(stop, _mm256_srlv_epi64(stop, step));
+        below = _mm256_or_si256(
+            below,
+            _mm256_srlv_epi64(below, _mm256_add_epi64(step, step)),
+        );
+        below = _mm256_or_si256(
+            below,
+            _mm256_srlv_epi64(below, _mm256_slli_epi64::<2>(step)),
+        );
+        let first = _mm256_andnot_si256(_mm256_srlv_epi64(below, step), stop);
+        let open = _mm256_cmpeq_epi64(_mm256_and_si256(first, p), zero);
+        // The ray's squares above the highest stop square, all the opponent's.
+        let flipped_down = _mm256_andnot_si256(open, _mm256_andnot_si256(below, down));
         let lanes = _mm256_or_si256(flipped_up, flipped_down);
         let half = _mm_or_si128(
             _mm256_castsi256_si128(lanes),
@@ -678,6 +722,8 @@ mod tests {
             let sq = rng.pick(empty).index();
             let expected = flips_scalar(p, o, sq);
             assert_eq!(flips(p, o, sq), expected, "p {p:#x} o {o:#x} sq {sq}");
+            #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+            assert_eq!(flips_avx2(p, o, sq), expected, "p {p:#x} o {o:#x} sq {sq}");
             flipping += u32::from(expected != 0);
         }
         assert!(flipping > 10_000, "many random moves flip ({flipping})");
