@@ -479,6 +479,17 @@ pub fn mobility_vector(p: u64, o: u64) -> u64 {
     }
 }
 
+/// The squares next to (one king step from) some square of `set`, `set`'s own squares
+/// included where they neighbour each other: the union of [`NEIGHBOURS`] over `set`.
+#[inline]
+pub fn adjacent(set: u64) -> u64 {
+    // A step east may not wrap from file h to file a, nor a step west the other way.
+    let east = (set << 1) & !FILE_A;
+    let west = (set >> 1) & !FILE_H;
+    let row = set | east | west;
+    east | west | (row << 8) | (row >> 8)
+}
+
 /// The squares of a bitboard, lowest first.
 #[inline]
 pub fn squares(mut bits: u64) -> impl Iterator<Item = super::Square> {
@@ -695,6 +706,22 @@ mod tests {
         assert_eq!(up & diagonal, diagonal);
         // h1-a8 diagonals: a1 and h8 alone, b1-a2, and c1-b2-a3.
         assert_eq!(down, 0b111 | (1 << 8) | (1 << 9) | (1 << 16) | (1 << 63));
+    }
+
+    #[test]
+    fn adjacent_is_the_union_of_the_neighbours() {
+        let mut rng = crate::rng::Rng::new(31);
+        for _ in 0..5_000 {
+            let set = match rng.below(3) {
+                0 => 1 << rng.below(64),
+                1 => rng.next_u64() & rng.next_u64() & rng.next_u64(),
+                _ => rng.next_u64(),
+            };
+            let union = squares(set).fold(0, |acc, sq| acc | NEIGHBOURS[sq.index()]);
+            assert_eq!(adjacent(set), union, "set {set:#x}");
+        }
+        assert_eq!(adjacent(1 << 7), (1 << 6) | (1 << 14) | (1 << 15));
+        assert_eq!(adjacent(0), 0);
     }
 
     #[test]
