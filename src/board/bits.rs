@@ -224,36 +224,20 @@ static RAYS4: [(Rays4, Rays4); 64] = {
 #[inline]
 pub fn flips_vector(p: u64, o: u64, sq: usize) -> u64 {
     use std::arch::x86_64::*;
-    let (up, down) = &RAYS4[sq];
-    // SAFETY: the loads read 32 bytes from a 32-byte aligned `Rays4`; every other intrinsic
-    // needs only the target features this function is compiled for (the cfg above).
-    unsafe {
-        let p = _mm256_set1_epi64x(p as i64);
-        let o = _mm256_set1_epi64x(o as i64);
-        let zero = _mm256_setzero_si256();
-        let one = _mm256_set1_epi64x(1);
-        let up = _mm256_load_si256(up.0.as_ptr() as *const __m256i);
-        let down = _mm256_load_si256(down.0.as_ptr() as *const __m256i);
-        // Increasing rays: the first square that is not the opponent's is the lowest bit.
-        let stop = _mm256_andnot_si256(o, up);
-        let first = _mm256_and_si256(stop, _mm256_sub_epi64(zero, stop));
-        let open = _mm256_cmpeq_epi64(_mm256_and_si256(first, p), zero);
-        let flipped_up =
-            _mm256_andnot_si256(open, _mm256_and_si256(up, _mm256_sub_epi64(first, one)));
-        // Decreasing rays: the highest bit; a shift by 64 (no stop square) gives zero.
-        let stop = _mm256_andnot_si256(o, down);
-        let first = _mm256_srlv_epi64(_mm256_set1_epi64x(i64::MIN), _mm256_lzcnt_epi64(stop));
-        let open = _mm256_cmpeq_epi64(_mm256_and_si256(first, p), zero);
-        // The squares above the stop square: minus twice its bit.
-        let above = _mm256_sub_epi64(zero, _mm256_add_epi64(first, first));
-        let flipped_down = _mm256_andnot_si256(open, _mm256_and_si256(down, above));
-        let lanes = _mm256_or_si256(flipped_up, flipped_down);
-        let half = _mm_or_si128(
-            _mm256_castsi256_si128(lanes),
-            _mm256_extracti128_si256::<1>(lanes),
-        );
-        (_mm_cvtsi128_si64(half) | _mm_extract_epi64::<1>(half)) as u64
-    }
+    flips_in_lanes(p, o, sq, |p, o, down| {
+        // SAFETY: these intrinsics need only the target features this function is
+        // compiled for (the cfg above).
+        unsafe {
+            let zero = _mm256_setzero_si256();
+            // The highest bit of the stop squares; a shift by 64 (no stop square) gives zero.
+            let stop = _mm256_andnot_si256(o, down);
+            let first = _mm256_srlv_epi64(_mm256_set1_epi64x(i64::MIN), _mm256_lzcnt_epi64(stop));
+            let open = _mm256_cmpeq_epi64(_mm256_and_si256(first, p), zero);
+            // The squares above the stop square: minus twice its bit.
+            let above = _mm256_sub_epi64(zero, _mm256_add_epi64(first, first));
+            _mm256_andnot_si256(open, _mm256_and_si256(down, above))
+        }
+    })
 }
 
 /// [`flips`] four directions at a time in 256-bit lanes with AVX2 alone (no vector
@@ -263,6 +247,48 @@ pub fn flips_vector(p: u64, o: u64, sq: usize) -> u64 {
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 #[inline]
 pub fn flips_avx2(p: u64, o: u64, sq: usize) -> u64 {
+    use std::arch::x86_64::*;
+    flips_in_lanes(p, o, sq, |p, o, down| {
+        // SAFETY: these intrinsics need only AVX2, which the cfg above requires.
+        unsafe {
+            let zero = _mm256_setzero_si256();
+            // Directions 1, 3, 5, 7: one step lowers the index by 1, 8, 9, 7. `below`: every
+            // square at most 7 steps below a stop square; the highest stop square is the one
+            // not within 1 to 8 steps below another (a ray has at most 7).
+            let step = _mm256_set_epi64x(7, 9, 8, 1);
+            let stop = _mm256_andnot_si256(o, down);
+            let mut below = _mm256_or_si256(stop, _mm256_srlv_epi64(stop, step));
+            below = _mm256_or_si256(
+                below,
+                _mm256_srlv_epi64(below, _mm256_add_epi64(step, step)),
+            );
+            below = _mm256_or_si256(
+                below,
+                _mm256_srlv_epi64(below, _mm256_slli_epi64::<2>(step)),
+            );
+            let first = _mm256_andnot_si256(_mm256_srlv_epi64(below, step), stop);
+            let open = _mm256_cmpeq_epi64(_mm256_and_si256(first, p), zero);
+            // The ray's squares above the highest stop square, all the opponent's.
+            _mm256_andnot_si256(open, _mm256_andnot_si256(below, down))
+        }
+    })
+}
+
+/// The flips of a disc on `sq` in 256-bit lanes, one direction a lane: the increasing rays
+/// (their first square that is not the opponent's is the lowest bit) here, the decreasing
+/// ones by `decreasing(p, o, rays)`, the lanes OR-ed into one bitboard.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[inline(always)]
+fn flips_in_lanes(
+    p: u64,
+    o: u64,
+    sq: usize,
+    decreasing: impl Fn(
+        std::arch::x86_64::__m256i,
+        std::arch::x86_64::__m256i,
+        std::arch::x86_64::__m256i,
+    ) -> std::arch::x86_64::__m256i,
+) -> u64 {
     use std::arch::x86_64::*;
     let (up, down) = &RAYS4[sq];
     // SAFETY: the loads read 32 bytes from a 32-byte aligned `Rays4`; every other intrinsic
@@ -274,31 +300,12 @@ pub fn flips_avx2(p: u64, o: u64, sq: usize) -> u64 {
         let one = _mm256_set1_epi64x(1);
         let up = _mm256_load_si256(up.0.as_ptr() as *const __m256i);
         let down = _mm256_load_si256(down.0.as_ptr() as *const __m256i);
-        // Increasing rays: the first square that is not the opponent's is the lowest bit.
         let stop = _mm256_andnot_si256(o, up);
         let first = _mm256_and_si256(stop, _mm256_sub_epi64(zero, stop));
         let open = _mm256_cmpeq_epi64(_mm256_and_si256(first, p), zero);
         let flipped_up =
             _mm256_andnot_si256(open, _mm256_and_si256(up, _mm256_sub_epi64(first, one)));
-        // Decreasing rays (directions 1, 3, 5, 7: one step lowers the index by 1, 8, 9, 7).
-        // `below`: every square at most 7 steps below a stop square; the highest stop
-        // square is the one not within 1 to 8 steps below another (a ray has at most 7).
-        let step = _mm256_set_epi64x(7, 9, 8, 1);
-        let stop = _mm256_andnot_si256(o, down);
-        let mut below = _mm256_or_si256(stop, _mm256_srlv_epi64(stop, step));
-        below = _mm256_or_si256(
-            below,
-            _mm256_srlv_epi64(below, _mm256_add_epi64(step, step)),
-        );
-        below = _mm256_or_si256(
-            below,
-            _mm256_srlv_epi64(below, _mm256_slli_epi64::<2>(step)),
-        );
-        let first = _mm256_andnot_si256(_mm256_srlv_epi64(below, step), stop);
-        let open = _mm256_cmpeq_epi64(_mm256_and_si256(first, p), zero);
-        // The ray's squares above the highest stop square, all the opponent's.
-        let flipped_down = _mm256_andnot_si256(open, _mm256_andnot_si256(below, down));
-        let lanes = _mm256_or_si256(flipped_up, flipped_down);
+        let lanes = _mm256_or_si256(flipped_up, decreasing(p, o, down));
         let half = _mm_or_si128(
             _mm256_castsi256_si128(lanes),
             _mm256_extracti128_si256::<1>(lanes),
