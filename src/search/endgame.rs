@@ -111,6 +111,12 @@ const TT_MIN_EMPTIES: u32 = 9;
 /// Nodes with at least this many empties try an enhanced transposition cutoff.
 const ETC_MIN_EMPTIES: u32 = 10;
 
+/// How many children (the first in order) a view node's transposition cutoff probes: each
+/// probe is a likely cache miss, and a refuting child is nearly always among the first.
+/// 3 against all of them: 1 % more nodes and 0.97 of the time on FFO #45-#46 and #50
+/// (docs/results.md); 2 was no faster than 3.
+const ETC_PROBES: usize = 3;
+
 /// The selective passes that precede an exact solve of a root with at least
 /// [`SELECTIVE_ROOT_EMPTIES`] empties: the ProbCut confidence factor of each, and the
 /// percentage it is reported with (the chance that one cut is right, as NBoard, NTest and

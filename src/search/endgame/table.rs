@@ -291,7 +291,7 @@ impl EndgameSolver {
         }
 
         if empties >= ETC_MIN_EMPTIES {
-            for &(sq, flipped, _) in &list[..n] {
+            for &(sq, flipped, _) in list[..n].iter().take(ETC_PROBES) {
                 let entry = self.tt.probe(view.play(sq as usize, flipped).hash());
                 if let Some(value) = entry.and_then(|entry| refutes(entry, SOLVED_DEPTH, beta)) {
                     return value;
