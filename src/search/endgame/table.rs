@@ -260,38 +260,48 @@ impl EndgameSolver {
             return -self.view_node(view.passed(), -beta, -alpha, stop);
         }
 
-        // The moves with their flips, fastest-first (see `ordering::reply_key`).
-        // A node with k empties has at most k moves.
-        let mut list = [(0u8, 0u64, 0i32); VIEW_MAX_EMPTIES as usize];
+        // The moves with their flips, fastest-first (see `ordering::reply_key`), sorted as
+        // packed words: the key above the byte that indexes `squares` and `flips` (the hint's
+        // key is 0, every other key is at least 1). A node with k empties has at most k moves.
+        let mut order = [0u64; VIEW_MAX_EMPTIES as usize];
+        let mut squares = [0u8; VIEW_MAX_EMPTIES as usize];
+        let mut flips = [0u64; VIEW_MAX_EMPTIES as usize];
         let mut n = 0;
         let even = even_quadrants(view.empty());
         for square in bits::squares(moves) {
             let flipped = view.flips(square.index());
             let key = if square.index() as u8 == hint {
-                i32::MIN
+                0
             } else {
-                ordering::reply_key(view, square, flipped)
+                1 + ordering::reply_key(view, square, flipped) as u64
                     + if even & square.bit() != 0 {
-                        PARITY_KEY
+                        PARITY_KEY as u64
                     } else {
                         0
                     }
             };
-            list[n] = (square.index() as u8, flipped, key);
+            squares[n] = square.index() as u8;
+            flips[n] = flipped;
+            order[n] = key << 8 | n as u64;
             n += 1;
         }
         for i in 1..n {
-            let item = list[i];
+            let item = order[i];
             let mut j = i;
-            while j > 0 && list[j - 1].2 > item.2 {
-                list[j] = list[j - 1];
+            while j > 0 && order[j - 1] > item {
+                order[j] = order[j - 1];
                 j -= 1;
             }
-            list[j] = item;
+            order[j] = item;
         }
+        let nth = |word: u64| {
+            let k = (word & 0xff) as usize;
+            (squares[k], flips[k])
+        };
 
         if empties >= ETC_MIN_EMPTIES {
-            for &(sq, flipped, _) in list[..n].iter().take(ETC_PROBES) {
+            for &word in order[..n].iter().take(ETC_PROBES) {
+                let (sq, flipped) = nth(word);
                 let entry = self.tt.probe(view.play(sq as usize, flipped).hash());
                 if let Some(value) = entry.and_then(|entry| refutes(entry, SOLVED_DEPTH, beta)) {
                     return value;
@@ -302,7 +312,8 @@ impl EndgameSolver {
         let original_alpha = alpha;
         let mut best = NO_MOVE;
         let mut best_square = NO_SQUARE;
-        for (i, &(sq, flipped, _)) in list[..n].iter().enumerate() {
+        for (i, &word) in order[..n].iter().enumerate() {
+            let (sq, flipped) = nth(word);
             let child = view.play(sq as usize, flipped);
             let value = if i == 0 {
                 -self.view_node(child, -beta, -alpha, stop)
