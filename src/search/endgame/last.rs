@@ -162,8 +162,10 @@ impl EndgameSolver {
     }
 
     /// The exact value of `view`, whose only empty square is `sq`: the flips of the move
-    /// there are counted ([`bits::last_flips`]), not played.
-    #[inline]
+    /// there are counted ([`bits::last_flips`]), not played. Always inlined (into
+    /// [`EndgameSolver::solve_2`] above all): a call's register saves and restores were
+    /// about a fifth of its instructions (docs/results.md).
+    #[inline(always)]
     pub(super) fn solve_1(&mut self, view: BitView, sq: usize) -> Discs {
         self.nodes += 1;
         let p = view.player;
