@@ -58,23 +58,18 @@ impl EndgameSolver {
     /// Enters the leaf search: the bitboard view and the parity-ordered empty list.
     pub(super) fn leaf_entry(&mut self, view: BitView, alpha: Discs, beta: Discs) -> Discs {
         let empty = view.empty();
-        let mut list = [0u8; LEAF_EMPTIES as usize];
-        let mut n = 0;
         let even = even_quadrants(empty);
-        // Odd quadrants first, then even ones; inside each, by static square rank.
+        // Odd quadrants first, then even ones; inside each, by static square rank (ties in
+        // square order), packed one square a byte, first square in the low byte.
+        let (mut packed, mut n) = (0u64, 0);
         for chosen in [empty & !even, empty & even] {
-            let start = n;
-            for square in bits::squares(chosen) {
-                list[n] = square.index() as u8;
-                n += 1;
+            for rank in RANK_MASKS {
+                for square in bits::squares(chosen & rank) {
+                    packed |= (square.index() as u64) << (8 * n);
+                    n += 1;
+                }
             }
-            list[start..n].sort_by_key(|&sq| SQUARE_ORDER[sq as usize]);
         }
-        // The list packed one square a byte, first square in the low byte.
-        let packed = list[..n]
-            .iter()
-            .rev()
-            .fold(0u64, |acc, &sq| (acc << 8) | sq as u64);
         self.leaf(view, alpha, beta, packed, n, false)
     }
 
@@ -136,6 +131,17 @@ impl EndgameSolver {
         -self.leaf(view.passed(), -beta, -alpha, list, n, true)
     }
 }
+
+/// The squares of each static rank ([`SQUARE_ORDER`]), best rank first.
+const RANK_MASKS: [u64; 6] = {
+    let mut masks = [0u64; 6];
+    let mut sq = 0;
+    while sq < 64 {
+        masks[SQUARE_ORDER[sq] as usize] |= 1 << sq;
+        sq += 1;
+    }
+    masks
+};
 
 #[cfg(test)]
 mod tests {
