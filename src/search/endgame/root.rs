@@ -404,6 +404,7 @@ impl EndgameSolver {
             (alpha, beta),
             (NO_MOVE, None),
             true,
+            Expect::Cut,
             stop,
         );
         // The stop check is asked after each root move, whatever the poll interval.

@@ -12,8 +12,10 @@ impl EndgameSolver {
     /// window, the others with a null window and re-searched when they land inside it. In a
     /// parallel solve the moves after the first are shared with idle threads
     /// ([`EndgameSolver::split`]) at nodes of at least [`SPLIT_MIN_EMPTIES`] empties. At the
-    /// `root`, the stop check is also asked after each move searched alone. Meaningless if
+    /// `root`, the stop check is also asked after each move searched alone. The node's
+    /// `expect`ation is passed on to its children (see [`Expect`]). Meaningless if
     /// `self.stopped` is set.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn search_moves(
         &mut self,
         board: &mut Board,
@@ -21,9 +23,11 @@ impl EndgameSolver {
         (mut alpha, beta): (Discs, Discs),
         searched: (Discs, Option<Square>),
         root: bool,
+        expect: Expect,
         stop: &StopCheck,
     ) -> (Discs, Option<Square>) {
         let (mut best, mut best_square) = searched;
+        let child = expect.child(alpha, beta);
         for (i, &square) in moves.iter().enumerate() {
             let first = i == 0 && searched.1.is_none();
             if !first && moves.len() - i >= 2 && self.may_split(board) {
@@ -32,9 +36,9 @@ impl EndgameSolver {
             let flipped = board.flips(square);
             board.apply_flips(square, flipped);
             let value = if first {
-                -self.node(board, -beta, -alpha, stop)
+                -self.node_expecting(board, -beta, -alpha, child, stop)
             } else {
-                let probe = -self.node(board, -alpha - Discs::ONE, -alpha, stop);
+                let probe = -self.node_expecting(board, -alpha - Discs::ONE, -alpha, child, stop);
                 if probe > alpha && probe < beta {
                     -self.node(board, -beta, -probe, stop)
                 } else {
@@ -71,18 +75,34 @@ impl EndgameSolver {
         })
     }
 
-    /// Negamax value at an upper node (see the module doc).
+    /// Negamax value at an upper node (see the module doc), expected to cut off if its
+    /// window is null.
+    #[inline]
     pub(super) fn node(
+        &mut self,
+        board: &mut Board,
+        alpha: Discs,
+        beta: Discs,
+        stop: &StopCheck,
+    ) -> Discs {
+        self.node_expecting(board, alpha, beta, Expect::Cut, stop)
+    }
+
+    /// Negamax value at an upper node (see the module doc) whose null window is `expect`ed
+    /// to cut off or not; the expectation is passed down to the view nodes, which act on it.
+    pub(super) fn node_expecting(
         &mut self,
         board: &mut Board,
         mut alpha: Discs,
         mut beta: Discs,
+        expect: Expect,
         stop: &StopCheck,
     ) -> Discs {
         let empties = board.empties();
         if empties <= VIEW_MAX_EMPTIES {
-            return self.view_node(board.view(), alpha, beta, stop);
+            return self.view_node_expecting(board.view(), alpha, beta, expect, stop);
         }
+        let child = expect.child(alpha, beta);
         self.nodes += 1;
         let start = self.nodes;
         if self.poll(stop) {
@@ -112,7 +132,7 @@ impl EndgameSolver {
                 return board.final_score(board.side_to_move());
             }
             board.make_pass();
-            let value = -self.node(board, -beta, -alpha, stop);
+            let value = -self.node_expecting(board, -beta, -alpha, child, stop);
             board.undo();
             return value;
         }
@@ -151,7 +171,7 @@ impl EndgameSolver {
         if let Some(square) = hint.filter(|square| moves & square.bit() != 0) {
             let flipped = board.flips(square);
             board.apply_flips(square, flipped);
-            let value = -self.node(board, -beta, -alpha, stop);
+            let value = -self.node_expecting(board, -beta, -alpha, child, stop);
             board.undo();
             if self.stopped {
                 return Discs::ZERO;
@@ -170,6 +190,7 @@ impl EndgameSolver {
                 (alpha, beta),
                 searched,
                 false,
+                expect,
                 stop,
             )
         };
@@ -217,12 +238,27 @@ impl EndgameSolver {
 
     /// Negamax value of the bitboard view with at most [`VIEW_MAX_EMPTIES`] empties: the
     /// same node as [`EndgameSolver::node`] without the board's make/undo, hashed by
-    /// [`BitView::hash`].
+    /// [`BitView::hash`], expected to cut off if its window is null.
+    #[inline]
     pub(super) fn view_node(
+        &mut self,
+        view: BitView,
+        alpha: Discs,
+        beta: Discs,
+        stop: &StopCheck,
+    ) -> Discs {
+        self.view_node_expecting(view, alpha, beta, Expect::Cut, stop)
+    }
+
+    /// [`EndgameSolver::view_node`] with its null window `expect`ed to cut off or not: a node
+    /// expected to search all its moves has their table buckets fetched into the cache at
+    /// once, beyond the first [`ETC_PROBES`] that the transposition cutoff loads.
+    pub(super) fn view_node_expecting(
         &mut self,
         view: BitView,
         mut alpha: Discs,
         mut beta: Discs,
+        expect: Expect,
         stop: &StopCheck,
     ) -> Discs {
         let empties = view.empties();
@@ -257,7 +293,13 @@ impl EndgameSolver {
             if view.passed().mobility() == 0 {
                 return final_diff(view, empties as i32);
             }
-            return -self.view_node(view.passed(), -beta, -alpha, stop);
+            return -self.view_node_expecting(
+                view.passed(),
+                -beta,
+                -alpha,
+                expect.child(alpha, beta),
+                stop,
+            );
         }
 
         // The moves with their flips, fastest-first (see `ordering::reply_key`), sorted as
@@ -299,12 +341,21 @@ impl EndgameSolver {
             (squares[k], flips[k])
         };
 
+        let child_expect = expect.child(alpha, beta);
         if empties >= ETC_MIN_EMPTIES {
             for &word in order[..n].iter().take(ETC_PROBES) {
                 let (sq, flipped) = nth(word);
                 let entry = self.tt.probe(view.play(sq as usize, flipped).hash());
                 if let Some(value) = entry.and_then(|entry| refutes(entry, SOLVED_DEPTH, beta)) {
                     return value;
+                }
+            }
+            // Every child of an all node is searched: its bucket's cache miss is better taken
+            // now, overlapping the others', than one at a time as each is reached.
+            if expect.searches_all(alpha, beta) {
+                for &word in order[..n].iter().skip(ETC_PROBES) {
+                    let (sq, flipped) = nth(word);
+                    self.tt.prefetch(view.play(sq as usize, flipped).hash());
                 }
             }
         }
@@ -316,9 +367,15 @@ impl EndgameSolver {
             let (sq, flipped) = nth(word);
             let child = view.play(sq as usize, flipped);
             let value = if i == 0 {
-                -self.view_node(child, -beta, -alpha, stop)
+                -self.view_node_expecting(child, -beta, -alpha, child_expect, stop)
             } else {
-                let probe = -self.view_node(child, -alpha - Discs::ONE, -alpha, stop);
+                let probe = -self.view_node_expecting(
+                    child,
+                    -alpha - Discs::ONE,
+                    -alpha,
+                    child_expect,
+                    stop,
+                );
                 if probe > alpha && probe < beta {
                     -self.view_node(child, -beta, -probe, stop)
                 } else {
@@ -403,7 +460,8 @@ mod tests {
     use std::sync::atomic::AtomicBool;
 
     /// View nodes from 6 to 9 empties (the table from [`TT_MIN_EMPTIES`]) against minimax,
-    /// fail-soft in random windows, the table kept between searches as in a solve: 2000
+    /// fail-soft in random windows, expected to cut off or to search all their moves, the
+    /// table kept between searches as in a solve: 2000
     /// random positions at 6 and 7 empties, 500 at 8 and 9, with passes, finished games and
     /// wipe-outs among them.
     #[test]
@@ -423,15 +481,29 @@ mod tests {
                 tested += 1;
                 let exact = minimax(view);
                 kinds.count(view);
-                for _ in 0..3 {
+                for expect in [Expect::Cut, Expect::All, Expect::Cut] {
                     let window = random_window(&mut rng, exact);
-                    let value = solver.view_node(view, window.0, window.1, &stop);
-                    assert_fail_soft(value, exact, window, &format!("{view:?}"));
+                    let value = solver.view_node_expecting(view, window.0, window.1, expect, &stop);
+                    assert_fail_soft(value, exact, window, &format!("{expect:?} {view:?}"));
                 }
             }
             let (min, min_finished) = if empties <= 7 { (20, 5) } else { (5, 0) };
             kinds.assert_at_least(min, min_finished, &format!("{empties} empties"));
         }
+    }
+
+    #[test]
+    fn expectations_alternate_under_null_windows() {
+        let (alpha, null, wide) = (Discs::new(2), Discs::new(3), Discs::new(8));
+        // Null windows: cut and all nodes alternate; only an all node searches everything.
+        assert_eq!(Expect::Cut.child(alpha, null), Expect::All);
+        assert_eq!(Expect::All.child(alpha, null), Expect::Cut);
+        assert!(Expect::All.searches_all(alpha, null));
+        assert!(!Expect::Cut.searches_all(alpha, null));
+        // A wider window's null-window children are cut nodes, and it searches as it must.
+        assert_eq!(Expect::All.child(alpha, wide), Expect::Cut);
+        assert_eq!(Expect::Cut.child(alpha, wide), Expect::Cut);
+        assert!(!Expect::All.searches_all(alpha, wide));
     }
 
     #[test]
