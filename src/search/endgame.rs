@@ -14,7 +14,9 @@
 //!   with no make/undo: fastest-first order (fewest
 //!   opponent replies, corners first among equals, a quadrant with an even number of empties
 //!   breaking ties), the table from `TT_MIN_EMPTIES` (9), an enhanced transposition cutoff from
-//!   `ETC_MIN_EMPTIES` (10). Both kinds of node cut on the opponent's stable discs
+//!   `ETC_MIN_EMPTIES` (10); a node expected to search all its moves (`Expect`) fetches
+//!   its children's table buckets into the cache at once. Both kinds of node cut on the
+//!   opponent's stable discs
 //!   ([`bits::stable`]) when that bound can reach alpha.
 //! * **Leaf nodes** keep a short list of the empty squares, ordered by parity: squares in
 //!   quadrants with an odd number of empties first (the last move of a region is worth
