@@ -13,9 +13,12 @@
 //!   ([`BitView`]: the side to move's discs, the opponent's), hashed by [`BitView::hash`],
 //!   with no make/undo: fastest-first order (fewest
 //!   opponent replies, corners first among equals, a quadrant with an even number of empties
-//!   breaking ties), the table from `TT_MIN_EMPTIES` (9), an enhanced transposition cutoff from
+//!   breaking ties), a table from `TT_MIN_EMPTIES` (9), an enhanced transposition cutoff from
 //!   `ETC_MIN_EMPTIES` (10); a node expected to search all its moves (`Expect`) fetches
-//!   its children's table buckets into the cache at once. Both kinds of node cut on the
+//!   its children's table buckets into the cache at once. Up to `CACHE_MAX_EMPTIES` (10)
+//!   that table is the thread's own small one (`cache`: whole-position keys, 8 MiB), above
+//!   it the shared one: the small nodes' entries no longer crowd out the big ones (FFO #55,
+//!   29 empties, took 37 % fewer nodes; docs/results.md). Both kinds of node cut on the
 //!   opponent's stable discs
 //!   ([`bits::stable`]) when that bound can reach alpha.
 //! * **Leaf nodes** keep a short list of the empty squares, ordered by parity: squares in
@@ -64,7 +67,8 @@
 //! time.
 //!
 //! **Files, by tier.** This one holds the types, the settings and what every tier shares
-//! (the table's tags and stores, the stop poll, the stability bound); `root` the roots,
+//! (the table's tags and stores, the stop poll, the stability bound); `cache` the threads'
+//! small tables; `root` the roots,
 //! their passes and reports and the split points; `table` the board and view nodes (the
 //! searches with a table); `shallow` the searches without one (ProbCut's evaluation search,
 //! the leaf list search); `last` the searches of the last four empties.
@@ -81,6 +85,7 @@ use crate::board::{Board, Move, Square};
 use crate::eval::{EvalBundle, Evaluation};
 use crate::score::{Discs, Score};
 
+mod cache;
 mod last;
 mod root;
 mod shallow;
@@ -116,6 +121,10 @@ const STABILITY_SLACK: i32 = 8;
 
 /// Nodes with at least this many empties use the transposition table.
 const TT_MIN_EMPTIES: u32 = 9;
+
+/// View nodes of [`TT_MIN_EMPTIES`] to this many empties keep their results in the thread's
+/// own small table (`cache`), those of more in the shared one.
+const CACHE_MAX_EMPTIES: u32 = 10;
 
 /// Nodes with at least this many empties try an enhanced transposition cutoff.
 const ETC_MIN_EMPTIES: u32 = 10;
@@ -246,6 +255,8 @@ pub struct EndgameSolver {
     level: Option<usize>,
     /// The evaluation (move ordering, shallow searches) and the selective passes' statistics.
     bundle: EvalBundle,
+    /// This thread's own table for the view nodes of the fewest empties.
+    cache: cache::SolvedCache,
 }
 
 /// A selective pass's result, reported while a root is solved.
@@ -291,6 +302,7 @@ impl EndgameSolver {
             stopped: false,
             level: None,
             bundle,
+            cache: cache::SolvedCache::new(),
         }
     }
 
@@ -312,6 +324,7 @@ impl EndgameSolver {
         Arc::get_mut(&mut self.tt)
             .expect("no helper holds the table between searches")
             .clear_for_threads(self.threads);
+        self.cache.clear();
     }
 
     /// Solves roots of at least [`PARALLEL_MIN_EMPTIES`] empties on `threads` threads (at
