@@ -37,6 +37,7 @@
 //! inside the midgame tree are solved by the thread that reached them.
 
 mod alphabeta;
+mod buckets;
 pub mod endgame;
 mod level;
 pub mod ordering;

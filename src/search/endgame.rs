@@ -17,8 +17,9 @@
 //!   `ETC_MIN_EMPTIES` (10); a node expected to search all its moves (`Expect`) fetches
 //!   its children's table buckets into the cache at once. Up to `CACHE_MAX_EMPTIES` (10)
 //!   that table is the thread's own small one (`cache`: whole-position keys, 8 MiB), above
-//!   it the shared one: the small nodes' entries no longer crowd out the big ones (FFO #55,
-//!   29 empties, took 37 % fewer nodes; docs/results.md). Both kinds of node cut on the
+//!   it the shared one (`bound_table`: a lower and an upper bound for each position, seven
+//!   positions to a cache line): the small nodes' entries no longer crowd out the big ones
+//!   (FFO #55, 29 empties, took 37 % fewer nodes; docs/results.md). Both kinds of node cut on the
 //!   opponent's stable discs
 //!   ([`bits::stable`]) when that bound can reach alpha.
 //! * **Leaf nodes** keep a short list of the empty squares, ordered by parity: squares in
@@ -67,8 +68,8 @@
 //! time.
 //!
 //! **Files, by tier.** This one holds the types, the settings and what every tier shares
-//! (the table's tags and stores, the stop poll, the stability bound); `cache` the threads'
-//! small tables; `root` the roots,
+//! (the table's tags and stores, the stop poll, the stability bound); `bound_table` the
+//! shared table; `cache` the threads' small tables; `root` the roots,
 //! their passes and reports and the split points; `table` the board and view nodes (the
 //! searches with a table); `shallow` the searches without one (ProbCut's evaluation search,
 //! the leaf list search); `last` the searches of the last four empties.
@@ -79,12 +80,13 @@ use std::time::Duration;
 use super::ordering::{self, SQUARE_ORDER};
 use super::split::{self, Pool, Task};
 use super::stop::{NodeCounts, StopCheck};
-use super::tt::{Bound, TranspositionTable, SOLVED_DEPTH};
 use crate::board::bits::{self, BitView};
 use crate::board::{Board, Move, Square};
 use crate::eval::{EvalBundle, Evaluation};
 use crate::score::{Discs, Score};
+use bound_table::{BoundTable, Bounds, MAX_TAG};
 
+mod bound_table;
 mod cache;
 mod last;
 mod root;
@@ -152,9 +154,13 @@ pub const SELECTIVE_ROOT_EMPTIES: u32 = 18;
 /// node (the view nodes below have no evaluation to predict with).
 const PROBCUT_MIN_EMPTIES: u32 = ordering::EVAL_ORDER_EMPTIES;
 
-/// Table depth tag of the first selective level; level `i` stores `SELECTIVE_TAG + i`, below
-/// [`SOLVED_DEPTH`] (exact) and above any midgame depth.
-const SELECTIVE_TAG: u8 = SOLVED_DEPTH - 1 - SELECTIVE_LEVELS.len() as u8;
+/// Table tag of the first selective level; level `i` stores `SELECTIVE_TAG + i`, below
+/// [`EXACT_TAG`].
+const SELECTIVE_TAG: u8 = 1;
+
+/// Table tag of the exact search's results: above every selective level's.
+const EXACT_TAG: u8 = SELECTIVE_TAG + SELECTIVE_LEVELS.len() as u8;
+const _: () = assert!(EXACT_TAG <= MAX_TAG);
 
 /// The solver's split points: their context is the selective pass of the search (an index
 /// into [`SELECTIVE_LEVELS`], `None` when exact).
@@ -231,7 +237,7 @@ pub struct Solution {
 
 /// An exact solver with its own transposition table (shared with its helper threads).
 pub struct EndgameSolver {
-    tt: Arc<TranspositionTable<Discs>>,
+    tt: Arc<BoundTable>,
     /// Threads a root solve uses, this one included.
     threads: usize,
     /// The running node counts of the threads of the root solve in progress.
@@ -279,14 +285,11 @@ const QUADRANTS: [u64; 4] = [
 impl EndgameSolver {
     /// A solver whose table uses at most `hash_mb` MiB, with the shipped evaluation bundle.
     pub fn new(hash_mb: usize) -> EndgameSolver {
-        EndgameSolver::with_table(
-            Arc::new(TranspositionTable::new(hash_mb)),
-            EvalBundle::shipped(),
-        )
+        EndgameSolver::with_table(Arc::new(BoundTable::new(hash_mb)), EvalBundle::shipped())
     }
 
     /// A one-thread solver on `tt` with `bundle`, its per-solve state fresh.
-    fn with_table(tt: Arc<TranspositionTable<Discs>>, bundle: EvalBundle) -> EndgameSolver {
+    fn with_table(tt: Arc<BoundTable>, bundle: EvalBundle) -> EndgameSolver {
         EndgameSolver {
             tt,
             threads: 1,
@@ -395,14 +398,14 @@ impl EndgameSolver {
         self.stopped
     }
 
-    /// The table tag of a result at a node with `empties` empties: [`SOLVED_DEPTH`] when it is
+    /// The table tag of a result at a node with `empties` empties: [`EXACT_TAG`] when it is
     /// exact, the selective level's tag when ProbCut may have cut below it. Entries are used
     /// for cutoffs only with a tag at least as high (ordering uses any).
     #[inline]
     fn tag(&self, empties: u32) -> u8 {
         match self.level {
             Some(level) if empties >= PROBCUT_MIN_EMPTIES => SELECTIVE_TAG + level as u8,
-            _ => SOLVED_DEPTH,
+            _ => EXACT_TAG,
         }
     }
 
@@ -421,14 +424,7 @@ impl EndgameSolver {
         start: u64,
     ) {
         let worth = (u64::BITS - (self.nodes - start).leading_zeros()) as u8;
-        self.tt.store_worth(
-            hash,
-            tag,
-            Bound::of_result(best, alpha, beta),
-            best,
-            square,
-            worth,
-        );
+        self.tt.store(hash, tag, best, (alpha, beta), square, worth);
     }
 
     /// Polls the stop check every [`POLL_INTERVAL`] nodes.

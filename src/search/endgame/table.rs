@@ -2,7 +2,6 @@
 //! [`Board`], ordered by the evaluation, ProbCut in selective passes, split among threads)
 //! and view nodes (the bitboard view, fastest-first, the table from `TT_MIN_EMPTIES`).
 
-use super::super::tt::Entry;
 use super::*;
 
 impl EndgameSolver {
@@ -120,7 +119,7 @@ impl EndgameSolver {
         let mut hint = None;
         if empties >= TT_MIN_EMPTIES {
             if let Some(entry) = self.tt.probe(hash) {
-                hint = entry.best_move();
+                hint = entry.best;
                 if let Some(score) = narrow(entry, tag, &mut alpha, &mut beta) {
                     return score;
                 }
@@ -294,8 +293,8 @@ impl EndgameSolver {
                     beta = beta.min(known.upper);
                 }
             } else if let Some(entry) = self.tt.probe(hash) {
-                hint = entry.best_move().map_or(NO_SQUARE, |sq| sq.index() as u8);
-                if let Some(score) = narrow(entry, SOLVED_DEPTH, &mut alpha, &mut beta) {
+                hint = entry.best.map_or(NO_SQUARE, |sq| sq.index() as u8);
+                if let Some(score) = narrow(entry, EXACT_TAG, &mut alpha, &mut beta) {
                     return score;
                 }
             }
@@ -370,7 +369,7 @@ impl EndgameSolver {
             for &word in order[..n].iter().take(ETC_PROBES) {
                 let (sq, flipped) = nth(word);
                 let entry = self.tt.probe(view.play(sq as usize, flipped).hash());
-                if let Some(value) = entry.and_then(|entry| refutes(entry, SOLVED_DEPTH, beta)) {
+                if let Some(value) = entry.and_then(|entry| refutes(entry, EXACT_TAG, beta)) {
                     return value;
                 }
             }
@@ -426,7 +425,7 @@ impl EndgameSolver {
         } else if let Some(hash) = hash {
             self.store(
                 hash,
-                SOLVED_DEPTH,
+                EXACT_TAG,
                 best,
                 (original_alpha, beta),
                 Square::new(best_square as usize),
@@ -437,33 +436,33 @@ impl EndgameSolver {
     }
 }
 
-/// Applies a solved table entry to the window: `Some(score)` when it settles the node,
-/// otherwise narrows `alpha` or `beta` by its bound. Entries tagged below `tag` (midgame
-/// depths, or less confident selective passes) are ignored.
+/// Applies a table entry's bounds to the window: `Some(value)` when they settle the node
+/// (a lower bound at or above beta, an upper bound at or below alpha, or the two equal),
+/// otherwise narrows `alpha` and `beta` to them. Entries tagged below `tag` (less confident
+/// selective passes) are ignored.
 #[inline]
-fn narrow(entry: Entry<Discs>, tag: u8, alpha: &mut Discs, beta: &mut Discs) -> Option<Discs> {
-    if entry.depth < tag {
+fn narrow(entry: Bounds, tag: u8, alpha: &mut Discs, beta: &mut Discs) -> Option<Discs> {
+    if entry.tag < tag {
         return None;
     }
-    let score = entry.score();
-    match entry.bound() {
-        Bound::Exact => return Some(score),
-        Bound::Lower if score >= *beta => return Some(score),
-        Bound::Upper if score <= *alpha => return Some(score),
-        Bound::Lower => *alpha = (*alpha).max(score),
-        Bound::Upper => *beta = (*beta).min(score),
+    if entry.lower >= *beta || entry.lower == entry.upper {
+        return Some(entry.lower);
     }
-    (*alpha >= *beta).then_some(score)
+    if entry.upper <= *alpha {
+        return Some(entry.upper);
+    }
+    *alpha = (*alpha).max(entry.lower);
+    *beta = (*beta).min(entry.upper);
+    None
 }
 
-/// Enhanced transposition cutoff: the parent's value when a child's solved entry proves the
-/// move reaches `beta` (the child is worth at most `-beta` to its side). The entry's tag must
-/// be at least `tag` (see [`narrow`]).
+/// Enhanced transposition cutoff: the parent's value when a child's entry proves the move
+/// reaches `beta` (the child is worth at most `-beta` to its side). The entry's tag must be
+/// at least `tag` (see [`narrow`]).
 #[inline]
-fn refutes(child: Entry<Discs>, tag: u8, beta: Discs) -> Option<Discs> {
-    let value = -child.score();
-    (child.depth >= tag && matches!(child.bound(), Bound::Upper | Bound::Exact) && value >= beta)
-        .then_some(value)
+fn refutes(child: Bounds, tag: u8, beta: Discs) -> Option<Discs> {
+    let value = -child.upper;
+    (child.tag >= tag && value >= beta).then_some(value)
 }
 
 /// Depth of the shallow search that predicts the exact value of a node with `empties`
@@ -483,7 +482,6 @@ mod tests {
     use super::super::testkit::*;
     use super::*;
     use crate::rng::Rng;
-    use crate::search::tt::TranspositionTable;
     use std::sync::atomic::AtomicBool;
 
     /// View nodes from 6 to 10 empties (the thread's cache from [`TT_MIN_EMPTIES`], the
@@ -542,75 +540,61 @@ mod tests {
     }
 
     #[test]
-    fn table_entries_narrow_the_window_by_their_bound() {
-        let table = TranspositionTable::new(1);
-        let entry = |bound: Bound, score: i32, depth: u8| {
-            table.store(1, depth, bound, Discs::new(score), None);
-            table.probe(1).expect("just stored")
-        };
+    fn table_entries_narrow_the_window_by_their_bounds() {
         let d = Discs::new;
-        let (mut alpha, mut beta) = (d(-10), d(10));
-        // An exact entry settles the node; a lower bound at or above beta too.
+        let bounds = |lower: i32, upper: i32, tag: u8| Bounds {
+            lower: d(lower),
+            upper: d(upper),
+            tag,
+            best: None,
+        };
+        let narrowed = |entry: Bounds, tag: u8, (alpha, beta): (i32, i32)| {
+            let (mut alpha, mut beta) = (d(alpha), d(beta));
+            let settled = narrow(entry, tag, &mut alpha, &mut beta);
+            (settled.map(Discs::get), alpha.get(), beta.get())
+        };
+        // Equal bounds settle the node, a lower bound at or above beta too, an upper bound at
+        // or below alpha too.
         assert_eq!(
-            narrow(
-                entry(Bound::Exact, 4, SOLVED_DEPTH),
-                SOLVED_DEPTH,
-                &mut alpha,
-                &mut beta
-            ),
-            Some(d(4))
+            narrowed(bounds(4, 4, EXACT_TAG), EXACT_TAG, (-10, 10)).0,
+            Some(4)
         );
         assert_eq!(
-            narrow(
-                entry(Bound::Lower, 12, SOLVED_DEPTH),
-                SOLVED_DEPTH,
-                &mut alpha,
-                &mut beta
-            ),
+            narrowed(bounds(12, 64, EXACT_TAG), EXACT_TAG, (-10, 10)).0,
+            Some(12)
+        );
+        assert_eq!(
+            narrowed(bounds(-64, -12, EXACT_TAG), EXACT_TAG, (-10, 10)).0,
+            Some(-12)
+        );
+        // Bounds inside the window narrow it, on both sides at once.
+        assert_eq!(
+            narrowed(bounds(2, 6, EXACT_TAG), EXACT_TAG, (-10, 10)),
+            (None, 2, 6)
+        );
+        assert_eq!(
+            narrowed(bounds(-64, 6, EXACT_TAG), EXACT_TAG, (-10, 10)),
+            (None, -10, 6)
+        );
+        // An entry tagged below the node's tag is ignored; one above it is used.
+        assert_eq!(
+            narrowed(bounds(4, 4, SELECTIVE_TAG), EXACT_TAG, (-10, 10)),
+            (None, -10, 10)
+        );
+        assert_eq!(
+            narrowed(bounds(4, 4, EXACT_TAG), SELECTIVE_TAG, (-10, 10)).0,
+            Some(4)
+        );
+        // A child worth at most -12 to its side refutes a parent searched with beta 10; a
+        // child known only from below does not.
+        assert_eq!(
+            refutes(bounds(-64, -12, EXACT_TAG), EXACT_TAG, d(10)),
             Some(d(12))
         );
-        // A lower bound inside the window raises alpha; an upper bound lowers beta.
+        assert_eq!(refutes(bounds(-12, 64, EXACT_TAG), EXACT_TAG, d(10)), None);
+        assert_eq!(refutes(bounds(-8, -8, EXACT_TAG), EXACT_TAG, d(10)), None);
         assert_eq!(
-            narrow(
-                entry(Bound::Lower, 2, SOLVED_DEPTH),
-                SOLVED_DEPTH,
-                &mut alpha,
-                &mut beta
-            ),
-            None
-        );
-        assert_eq!(
-            narrow(
-                entry(Bound::Upper, 6, SOLVED_DEPTH),
-                SOLVED_DEPTH,
-                &mut alpha,
-                &mut beta
-            ),
-            None
-        );
-        assert_eq!((alpha, beta), (d(2), d(6)));
-        // An entry tagged below the node's tag is ignored.
-        let selective = SELECTIVE_TAG;
-        assert_eq!(
-            narrow(
-                entry(Bound::Exact, 4, selective),
-                SOLVED_DEPTH,
-                &mut alpha,
-                &mut beta
-            ),
-            None
-        );
-        // A child worth at most -12 to its side refutes a parent searched with beta 10.
-        assert_eq!(
-            refutes(entry(Bound::Upper, -12, SOLVED_DEPTH), SOLVED_DEPTH, d(10)),
-            Some(d(12))
-        );
-        assert_eq!(
-            refutes(entry(Bound::Lower, -12, SOLVED_DEPTH), SOLVED_DEPTH, d(10)),
-            None
-        );
-        assert_eq!(
-            refutes(entry(Bound::Exact, -8, SOLVED_DEPTH), SOLVED_DEPTH, d(10)),
+            refutes(bounds(-64, -12, SELECTIVE_TAG), EXACT_TAG, d(10)),
             None
         );
     }
