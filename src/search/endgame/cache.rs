@@ -30,15 +30,6 @@ struct CacheEntry {
     best: u8,
 }
 
-/// What a probe knows of a position: bounds on its exact value and the best move seen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Cached {
-    pub lower: Discs,
-    pub upper: Discs,
-    /// Square index of the best move, or [`NO_SQUARE`].
-    pub best: u8,
-}
-
 /// A solver thread's small table of exact bounds (see the module doc).
 pub(super) struct SolvedCache {
     entries: Box<[CacheEntry]>,
@@ -63,14 +54,17 @@ impl SolvedCache {
         (hash >> 40) as usize & (CACHE_ENTRIES - 1)
     }
 
-    /// The bounds known for `view` (whose [`BitView::hash`] is `hash`), if its entry holds it.
+    /// The bounds known for `view` (whose [`BitView::hash`] is `hash`), if its entry holds it,
+    /// as the shared table gives them, tagged [`EXACT_TAG`]: every bound here is exact
+    /// search's.
     #[inline]
-    pub fn probe(&self, hash: u64, view: BitView) -> Option<Cached> {
+    pub fn probe(&self, hash: u64, view: BitView) -> Option<Bounds> {
         let entry = &self.entries[Self::slot(hash)];
-        (entry.player == view.player && entry.opponent == view.opponent).then(|| Cached {
+        (entry.player == view.player && entry.opponent == view.opponent).then(|| Bounds {
             lower: Discs::new(i32::from(entry.lower)),
             upper: Discs::new(i32::from(entry.upper)),
-            best: entry.best,
+            tag: EXACT_TAG,
+            best: Square::new(usize::from(entry.best)),
         })
     }
 
@@ -127,18 +121,21 @@ mod tests {
         // Failed low at alpha 4: at most 2.
         cache.store(hash, view, d(2), (d(4), d(5)), NO_SQUARE);
         let known = cache.probe(hash, view).expect("stored");
-        assert_eq!(
-            (known.lower, known.upper, known.best),
-            (d(-64), d(2), NO_SQUARE)
-        );
+        assert_eq!((known.lower, known.upper, known.best), (d(-64), d(2), None));
         // Failed high at beta -6: at least -4; the upper bound stays.
         cache.store(hash, view, d(-4), (d(-7), d(-6)), 12);
         let known = cache.probe(hash, view).expect("stored");
-        assert_eq!((known.lower, known.upper, known.best), (d(-4), d(2), 12));
+        assert_eq!(
+            (known.lower, known.upper, known.best),
+            (d(-4), d(2), Square::new(12))
+        );
         // Inside a window: exact.
         cache.store(hash, view, d(0), (d(-10), d(10)), 13);
         let known = cache.probe(hash, view).expect("stored");
-        assert_eq!((known.lower, known.upper, known.best), (d(0), d(0), 13));
+        assert_eq!(
+            (known.lower, known.upper, known.best),
+            (d(0), d(0), Square::new(13))
+        );
         // Another position of the same slot replaces it; neither is mistaken for the other.
         let other = BitView {
             player: view.player,
@@ -147,7 +144,10 @@ mod tests {
         cache.store(hash, other, d(8), (d(7), d(9)), 20);
         assert_eq!(cache.probe(hash, view), None);
         let known = cache.probe(hash, other).expect("stored");
-        assert_eq!((known.lower, known.upper, known.best), (d(8), d(8), 20));
+        assert_eq!(
+            (known.lower, known.upper, known.best),
+            (d(8), d(8), Square::new(20))
+        );
         cache.clear();
         assert_eq!(cache.probe(hash, other), None);
     }

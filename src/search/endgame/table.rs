@@ -280,19 +280,12 @@ impl EndgameSolver {
         let cached = empties <= CACHE_MAX_EMPTIES;
         let mut hint = NO_SQUARE;
         if let Some(hash) = hash {
-            if cached {
-                if let Some(known) = self.cache.probe(hash, view) {
-                    hint = known.best;
-                    if known.lower >= beta || known.lower == known.upper {
-                        return known.lower;
-                    }
-                    if known.upper <= alpha {
-                        return known.upper;
-                    }
-                    alpha = alpha.max(known.lower);
-                    beta = beta.min(known.upper);
-                }
-            } else if let Some(entry) = self.tt.probe(hash) {
+            let known = if cached {
+                self.cache.probe(hash, view)
+            } else {
+                self.tt.probe(hash)
+            };
+            if let Some(entry) = known {
                 hint = entry.best.map_or(NO_SQUARE, |sq| sq.index() as u8);
                 if let Some(score) = narrow(entry, EXACT_TAG, &mut alpha, &mut beta) {
                     return score;
@@ -359,10 +352,9 @@ impl EndgameSolver {
             for &word in order[..n].iter() {
                 let (sq, flipped) = nth(word);
                 let child = view.play(sq as usize, flipped);
-                if let Some(known) = self.cache.probe(child.hash(), child) {
-                    if -known.upper >= beta {
-                        return -known.upper;
-                    }
+                let entry = self.cache.probe(child.hash(), child);
+                if let Some(value) = entry.and_then(|entry| refutes(entry, EXACT_TAG, beta)) {
+                    return value;
                 }
             }
         } else if empties >= ETC_MIN_EMPTIES {
