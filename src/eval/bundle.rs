@@ -162,6 +162,17 @@ impl EvalBundle {
     /// doc); error if the weights or an existing sidecar cannot be read, are damaged, or the
     /// sidecar belongs to other weights.
     pub fn from_file(path: &str) -> Result<EvalBundle> {
+        let (eval, id) = Self::weights_from_file(path)?;
+        let probcut = read_sidecar(path, PROBCUT_SUFFIX, ProbCutTable::parse)?;
+        let endgame = read_sidecar(path, ENDGAME_SUFFIX, EndgameCuts::parse)?;
+        let bundle = EvalBundle::new(eval, id, path, probcut, endgame)?;
+        bundle.warn_missing_statistics();
+        Ok(bundle)
+    }
+
+    /// The evaluation of the weights file at `path`, with its network `X.net` when there is
+    /// one, and their identity (the one statistics files name); no statistics are read.
+    pub fn weights_from_file(path: &str) -> Result<(PatternEval, WeightsId)> {
         let (mut eval, mut id) = PatternEval::from_file(path)?;
         let net_path = format!("{path}{NET_SUFFIX}");
         if std::path::Path::new(&net_path).exists() {
@@ -177,11 +188,7 @@ impl EvalBundle {
             both.extend_from_slice(&net_id.to_le_bytes());
             id = WeightsId(crate::formats::weights::fnv1a(&both));
         }
-        let probcut = read_sidecar(path, PROBCUT_SUFFIX, ProbCutTable::parse)?;
-        let endgame = read_sidecar(path, ENDGAME_SUFFIX, EndgameCuts::parse)?;
-        let bundle = EvalBundle::new(eval, id, path, probcut, endgame)?;
-        bundle.warn_missing_statistics();
-        Ok(bundle)
+        Ok((eval, id))
     }
 
     /// Evaluation v1, which has no statistics: searches with it run without Multi-ProbCut
@@ -335,6 +342,32 @@ mod tests {
         let bare = bundle.without_statistics();
         assert!(bare.probcut().is_none() && bare.endgame_cuts().is_none());
         assert_eq!(bare.weights_id(), id);
+    }
+
+    #[test]
+    fn a_weights_file_loads_with_its_network_under_one_identity() {
+        let dir = std::env::temp_dir().join(format!("tsuru-bundle-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.tsw");
+        let path = path.to_str().unwrap();
+        std::fs::write(path, SHIPPED_WEIGHTS).unwrap();
+        let (plain, plain_id) = EvalBundle::weights_from_file(path).unwrap();
+        assert!(!plain.has_net());
+        assert_eq!(Some(plain_id), EvalBundle::shipped().weights_id());
+        let stages = crate::eval::pattern::Weights::from_bytes(SHIPPED_WEIGHTS)
+            .unwrap()
+            .stages();
+        let net = crate::eval::net::random_part(stages, 3).to_bytes();
+        std::fs::write(format!("{path}{NET_SUFFIX}"), &net).unwrap();
+        // What `tsuru probcut --eval-file` measures and what the engine loads are the same
+        // evaluation with the same identity, which differs from the weights' own.
+        let (with_net, id) = EvalBundle::weights_from_file(path).unwrap();
+        assert!(with_net.has_net());
+        assert_ne!(id, plain_id);
+        assert_eq!(EvalBundle::from_file(path).unwrap().weights_id(), Some(id));
+        let board = crate::board::Board::start();
+        assert_ne!(with_net.raw(&board), plain.raw(&board));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -33,7 +33,7 @@ use anyhow::{ensure, Context, Result};
 
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::Board;
-use crate::eval::pattern::{stage_of, PatternEval};
+use crate::eval::pattern::stage_of;
 use crate::eval::probcut::{
     shallow_depth, weights_line, EndgameCuts, ProbCutTable, FULL_WIDTH_DEPTH, MAX_DEPTH,
     MAX_ENDGAME_SHALLOW, MEASURE_CONFIDENCE, MIN_DEPTH,
@@ -106,7 +106,8 @@ struct Options {
 fn weights_to_measure(options: &Options) -> Result<EvalBundle> {
     match &options.eval_file {
         Some(path) => {
-            let (eval, id) = PatternEval::from_file(path)?;
+            // The network beside the weights, if any, is part of what is measured.
+            let (eval, id) = EvalBundle::weights_from_file(path)?;
             EvalBundle::new(eval, id, path, None, None)
         }
         None => Ok(EvalBundle::shipped().without_statistics()),
@@ -462,6 +463,27 @@ fn parse_args(args: &[String]) -> Result<Options> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_weights_measured_include_their_network() {
+        let dir = std::env::temp_dir().join(format!("tsuru-probcut-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.tsw").to_str().unwrap().to_string();
+        std::fs::write(&path, crate::eval::SHIPPED_WEIGHTS).unwrap();
+        let stages = crate::eval::pattern::Weights::from_bytes(crate::eval::SHIPPED_WEIGHTS)
+            .unwrap()
+            .stages();
+        let net = crate::eval::net::random_part(stages, 7).to_bytes();
+        std::fs::write(format!("{path}{}", crate::eval::bundle::NET_SUFFIX), net).unwrap();
+        let options = parse_args(&["--eval-file".to_string(), path.clone()]).unwrap();
+        let measured = weights_to_measure(&options).unwrap();
+        // The statistics written name what the engine loads for that file: weights and
+        // network together.
+        let loaded = EvalBundle::from_file(&path).unwrap();
+        assert_eq!(measured.weights_id(), loaded.weights_id());
+        assert_ne!(measured.weights_id(), EvalBundle::shipped().weights_id());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn regression_recovers_a_line_and_its_noise() {
