@@ -214,7 +214,10 @@ impl NetPart {
 #[derive(Clone, Debug)]
 struct FixedHead {
     acc_bias: [f32; HIDDEN],
-    w1: [[f32; HIDDEN]; HEAD],
+    /// The first layer transposed, `w1_by_input[j][k]` = `w1[k * hidden + j]`: the layer is
+    /// then [`HIDDEN`] vector steps over all `HEAD` units at once, with each unit's sum taken
+    /// in the same order as a row-by-row dot product (so the values are the same).
+    w1_by_input: [[f32; HEAD]; HIDDEN],
     b1: [f32; HEAD],
     w2: [f32; HEAD],
     b2: f32,
@@ -252,10 +255,8 @@ impl NetEval {
             .iter()
             .map(|head| FixedHead {
                 acc_bias: head.acc_bias.clone().try_into().expect("HIDDEN values"),
-                w1: std::array::from_fn(|k| {
-                    head.w1[k * HIDDEN..(k + 1) * HIDDEN]
-                        .try_into()
-                        .expect("HIDDEN values")
+                w1_by_input: std::array::from_fn(|j| {
+                    std::array::from_fn(|k| head.w1[k * HIDDEN + j])
                 }),
                 b1: head.b1.clone().try_into().expect("HEAD values"),
                 w2: head.w2.clone().try_into().expect("HEAD values"),
@@ -292,13 +293,15 @@ impl NetEval {
         for ((a, &b), &s) in acc.iter_mut().zip(&head.acc_bias).zip(&sum) {
             *a = (b + s as f32 * ROW_SCALE).clamp(0.0, 1.0);
         }
-        let mut out = head.b2;
-        for k in 0..HEAD {
-            let mut z = head.b1[k];
-            for (w, a) in head.w1[k].iter().zip(&acc) {
-                z += w * a;
+        let mut z = head.b1;
+        for (column, &a) in head.w1_by_input.iter().zip(&acc) {
+            for (z, &w) in z.iter_mut().zip(column) {
+                *z += w * a;
             }
-            out += head.w2[k] * z.max(0.0);
+        }
+        let mut out = head.b2;
+        for (&w, &z) in head.w2.iter().zip(&z) {
+            out += w * z.max(0.0);
         }
         out
     }
@@ -338,6 +341,80 @@ pub fn random_part(stages: usize, seed: u64) -> NetPart {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The network's value as its definition reads (row-major head, one unit at a time),
+    /// from the stored part: what [`NetEval::value`]'s vector form must equal exactly.
+    fn reference_value(
+        part: &NetPart,
+        stage: usize,
+        side: usize,
+        indices: &[u16; LANES],
+        mobility: usize,
+    ) -> f32 {
+        let layout = layout();
+        let entry = |flat: usize| {
+            if side == 0 {
+                flat
+            } else {
+                layout.swapped[flat] as usize
+            }
+        };
+        let mut sum = [0i32; HIDDEN];
+        let flats = layout
+            .copy_offsets
+            .iter()
+            .zip(&indices[..COPIES])
+            .map(|(&offset, &index)| offset + index as usize)
+            .chain([mobility]);
+        for flat in flats {
+            let row = &part.embedding[entry(flat) * HIDDEN..(entry(flat) + 1) * HIDDEN];
+            for (s, &v) in sum.iter_mut().zip(row) {
+                *s += (v / ROW_SCALE).round() as i32;
+            }
+        }
+        let head = &part.heads[stage];
+        let acc: Vec<f32> = (0..HIDDEN)
+            .map(|j| (head.acc_bias[j] + sum[j] as f32 * ROW_SCALE).clamp(0.0, 1.0))
+            .collect();
+        let mut out = head.b2;
+        for k in 0..HEAD {
+            let mut z = head.b1[k];
+            for (&w, &a) in head.w1[k * HIDDEN..(k + 1) * HIDDEN].iter().zip(&acc) {
+                z += w * a;
+            }
+            out += head.w2[k] * z.max(0.0);
+        }
+        out
+    }
+
+    #[test]
+    fn the_vector_head_equals_the_definition_exactly() {
+        let part = random_part(15, 41);
+        let net = NetEval::new(&part).unwrap();
+        let layout = layout();
+        let mut rng = crate::rng::Rng::new(43);
+        let mut nonzero = 0;
+        for plies in [0, 4, 9, 15, 22, 30, 38, 45, 51, 57] {
+            let board = crate::eval::pattern::random_board(&mut rng, plies);
+            let indices = *board.pattern_indices();
+            let mobility_entries = layout.total - layout.mobility_offset;
+            for stage in [0, 7, 14] {
+                for side in [0, 1] {
+                    let mobility =
+                        layout.mobility_offset + rng.below(mobility_entries as u64) as usize;
+                    let value = net.value(stage, side, &indices, mobility);
+                    let expected = reference_value(&part, stage, side, &indices, mobility);
+                    assert_eq!(
+                        value.to_bits(),
+                        expected.to_bits(),
+                        "{plies} plies, stage {stage}"
+                    );
+                    nonzero += usize::from(value != 0.0);
+                }
+            }
+        }
+        assert!(nonzero > 50, "{nonzero}");
+    }
 
     #[test]
     fn the_file_form_round_trips_and_refuses_damage() {
