@@ -328,6 +328,21 @@ fn read_sidecar<T>(
     Ok(Some(table))
 }
 
+/// Writes the shipped weights as `dir/w.tsw` with a random network of theirs (`seed`) beside
+/// them as `w.tsw.net`, and returns the weights' path (tests of the loaders).
+#[cfg(test)]
+pub fn write_shipped_weights_with_net(dir: &std::path::Path, seed: u64) -> String {
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join("w.tsw").to_str().unwrap().to_string();
+    std::fs::write(&path, SHIPPED_WEIGHTS).unwrap();
+    let stages = crate::eval::pattern::Weights::from_bytes(SHIPPED_WEIGHTS)
+        .unwrap()
+        .stages();
+    let net = crate::eval::net::random_part(stages, seed).to_bytes();
+    std::fs::write(format!("{path}{NET_SUFFIX}"), net).unwrap();
+    path
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -354,11 +369,7 @@ mod tests {
         let (plain, plain_id) = EvalBundle::weights_from_file(path).unwrap();
         assert!(!plain.has_net());
         assert_eq!(Some(plain_id), EvalBundle::shipped().weights_id());
-        let stages = crate::eval::pattern::Weights::from_bytes(SHIPPED_WEIGHTS)
-            .unwrap()
-            .stages();
-        let net = crate::eval::net::random_part(stages, 3).to_bytes();
-        std::fs::write(format!("{path}{NET_SUFFIX}"), &net).unwrap();
+        write_shipped_weights_with_net(&dir, 3);
         // What `tsuru probcut --eval-file` measures and what the engine loads are the same
         // evaluation with the same identity, which differs from the weights' own.
         let (with_net, id) = EvalBundle::weights_from_file(path).unwrap();

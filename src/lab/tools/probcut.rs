@@ -467,14 +467,7 @@ mod tests {
     #[test]
     fn the_weights_measured_include_their_network() {
         let dir = std::env::temp_dir().join(format!("tsuru-probcut-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("w.tsw").to_str().unwrap().to_string();
-        std::fs::write(&path, crate::eval::SHIPPED_WEIGHTS).unwrap();
-        let stages = crate::eval::pattern::Weights::from_bytes(crate::eval::SHIPPED_WEIGHTS)
-            .unwrap()
-            .stages();
-        let net = crate::eval::net::random_part(stages, 7).to_bytes();
-        std::fs::write(format!("{path}{}", crate::eval::bundle::NET_SUFFIX), net).unwrap();
+        let path = crate::eval::bundle::write_shipped_weights_with_net(&dir, 7);
         let options = parse_args(&["--eval-file".to_string(), path.clone()]).unwrap();
         let measured = weights_to_measure(&options).unwrap();
         // The statistics written name what the engine loads for that file: weights and
