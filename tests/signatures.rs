@@ -46,3 +46,36 @@ fn ffo_1_to_19_take_the_pinned_node_count() {
     );
     assert_eq!(nodes, pinned("ffo-1-19"));
 }
+
+/// `tsuru bench --eval-file X` searches with X and the statistics beside it: the shipped
+/// weights and statistics copied to a file give the shipped signature, and the same weights
+/// without their statistics search full width, so another.
+#[test]
+fn bench_searches_with_the_weights_file_it_is_given() {
+    let dir = std::env::temp_dir().join(format!("tsuru-bench-eval-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let with_stats = dir.join("shipped.tsw");
+    let bare = dir.join("bare.tsw");
+    for target in [&with_stats, &bare] {
+        std::fs::copy("src/eval/weights.tsw", target).unwrap();
+    }
+    let with_stats_name = with_stats.to_str().unwrap().to_string();
+    std::fs::copy("src/eval/probcut.txt", format!("{with_stats_name}.probcut")).unwrap();
+    std::fs::copy(
+        "src/eval/probcut-endgame.txt",
+        format!("{with_stats_name}.probcut-endgame"),
+    )
+    .unwrap();
+    let short = ["bench", "--depth-offset", "-3", "--hash", "8"];
+    let signature = |eval_file: Option<&str>| {
+        let mut args = short.to_vec();
+        if let Some(path) = eval_file {
+            args.extend(["--eval-file", path]);
+        }
+        number_after(&args, "signature")
+    };
+    let shipped = signature(None);
+    assert_eq!(signature(Some(&with_stats_name)), shipped);
+    assert_ne!(signature(Some(bare.to_str().unwrap())), shipped);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,10 +1,12 @@
-//! `tsuru bench [--hash MB] [--depth-offset N] [--threads N]`: a fixed set of positions
-//! searched to fixed depths from a cleared table.
+//! `tsuru bench [--hash MB] [--depth-offset N] [--threads N] [--eval-file W]`: a fixed set
+//! of positions searched to fixed depths from a cleared table.
 //!
 //! Prints nodes, time and nodes/s per position and in total, then `signature <nodes>`. On one
 //! thread (the default) the search is deterministic, so the signature is the same on every
 //! run of the same build: a changed signature means the search changed (Stockfish's bench
 //! convention). On several threads the counts vary from run to run: that measures speed.
+//! With `--eval-file` the signature is that of the search with those weights (the shipped
+//! signature is the shipped weights').
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -13,6 +15,7 @@ use anyhow::{Context, Result};
 
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::{notation, Board};
+use crate::eval::EvalBundle;
 use crate::search::{Search, SearchLimits};
 
 /// The bench positions: (name, how to reach it, midgame depth). Openings are transcripts from
@@ -64,6 +67,11 @@ pub const SPEC: ToolSpec = ToolSpec {
             "N",
             "search threads (default 1; more threads vary the signature)",
         ),
+        ToolOption::new(
+            "--eval-file",
+            "WEIGHTS",
+            "weights (with their network and statistics beside them) instead of the shipped ones",
+        ),
     ],
     notes: "",
 };
@@ -73,6 +81,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut hash_mb = 64;
     let mut offset: i32 = 0;
     let mut threads = 1;
+    let mut eval_file = None;
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
         match arg {
@@ -92,11 +101,15 @@ pub fn run(args: &[String]) -> Result<()> {
                     .context("--threads needs a number")?;
                 threads = n.clamp(1, crate::config::MAX_THREADS);
             }
+            Arg::Flag(flag @ "--eval-file") => eval_file = Some(args.value(flag)?.to_string()),
             other => return Err(args.unexpected(other)),
         }
     }
     let mut search = Search::new(hash_mb);
     search.set_threads(threads);
+    if let Some(path) = &eval_file {
+        search.set_evaluation(EvalBundle::from_file(path)?);
+    }
     let stop = AtomicBool::new(false);
     let mut total_nodes = 0;
     let started = Instant::now();
