@@ -337,7 +337,7 @@ mod tests {
         // The tools' tables give the usage lines they had when they were written by hand.
         assert_eq!(
             bench::SPEC.usage(),
-            "bench [--hash MB] [--depth-offset N] [--threads N]"
+            "bench [--hash MB] [--depth-offset N] [--threads N] [--eval-file WEIGHTS]"
         );
         assert_eq!(
             solve::SPEC.usage(),
