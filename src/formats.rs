@@ -2,7 +2,8 @@
 //! types: the opening book and its text form ([`book`]), GGF game records ([`ggf`]), OBF test
 //! positions ([`obf`]), opening lists ([`openings`]), validation files ([`validation`]),
 //! weights files ([`weights`]), self-play files ([`selfplay`]), positions files
-//! ([`positions`]), search-value caches ([`search_cache`]) and match records
+//! ([`positions`]), search-value caches ([`search_cache`]), samples files for an outside
+//! trainer ([`samples`]), pattern-network files ([`pattern_nets`]) and match records
 //! ([`match_record`]), and the [`Shard`] naming one part of a job cut among machines. A
 //! format module knows the layout (header, version, checksum, line
 //! shape) and nothing of what the records are for: the evaluation, training and the referee
@@ -16,7 +17,9 @@ pub mod ggf;
 pub mod match_record;
 pub mod obf;
 pub mod openings;
+pub mod pattern_nets;
 pub mod positions;
+pub mod samples;
 pub mod search_cache;
 pub mod selfplay;
 pub mod validation;

@@ -68,6 +68,10 @@ const SUBCOMMANDS: &[Subcommand] = &[
         run: tools::train::run,
     },
     Subcommand {
+        spec: &tools::tables::SPEC,
+        run: tools::tables::run,
+    },
+    Subcommand {
         spec: &tools::datagen::SPEC,
         run: tools::datagen::run,
     },

@@ -21,6 +21,7 @@ pub mod match_cli;
 pub mod merge;
 pub mod probcut;
 pub mod solve;
+pub mod tables;
 pub mod train;
 
 use std::borrow::Cow;

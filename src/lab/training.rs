@@ -23,6 +23,7 @@
 pub mod fit;
 pub mod games;
 pub mod net;
+pub mod pattern_nets;
 pub mod positions;
 pub mod selfplay;
 pub mod shards;

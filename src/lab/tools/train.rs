@@ -116,6 +116,12 @@ pub const SPEC: ToolSpec = ToolSpec {
             "report the error against this validation file's exact values",
         ),
         ToolOption::new("--out", "FILE", "write the weights there"),
+        ToolOption::new(
+            "--export-samples",
+            "FILE",
+            "instead of fitting, write the labelled positions as pattern look-ups\n\
+             for an outside trainer (lab/pattern_nets.py) and stop",
+        ),
         ToolOption::new("--threads", "N", "threads of the fit (default 2)"),
         ToolOption::new(
             "--make-validation",
@@ -164,6 +170,7 @@ struct Options {
     search_cache: Option<PathBuf>,
     validation: Option<PathBuf>,
     out: Option<PathBuf>,
+    export_samples: Option<PathBuf>,
     make_validation: Option<PathBuf>,
     /// With `--net-stage`: fit a network for that stage beside its linear fit and compare.
     net_stage: Option<usize>,
@@ -203,6 +210,9 @@ pub fn run(args: &[String]) -> Result<()> {
         started.elapsed().as_secs_f64()
     );
     drop((train_games, held_out));
+    if let Some(path) = &options.export_samples {
+        return export_samples(path, &set);
+    }
     if let Some(stage) = options.net_stage {
         return net_experiment(&options, &set, stage);
     }
@@ -245,6 +255,53 @@ pub fn run(args: &[String]) -> Result<()> {
         report_validation(path, &eval)?;
     }
     eprintln!("done in {:.0} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// Writes the training and held-out positions as a samples file (`--export-samples`).
+fn export_samples(path: &Path, set: &PositionSet) -> Result<()> {
+    use crate::board::patterns::{pattern_tables, SHAPES};
+    use crate::eval::pattern::MOBILITY_SIDE;
+    use crate::formats::samples::{self, SampleRecord, SamplesLayout, LOOKUPS};
+    let layout = layout();
+    let records = |positions: &[Labelled]| -> Vec<SampleRecord> {
+        positions
+            .iter()
+            .filter_map(|position| {
+                let sample = position.sample()?;
+                let mut lookups = [0u16; LOOKUPS];
+                for (copy, lookup) in lookups.iter_mut().enumerate().take(LOOKUPS - 1) {
+                    *lookup = (sample.features[copy] as usize - layout.copy_offsets[copy]) as u16;
+                }
+                lookups[LOOKUPS - 1] =
+                    (sample.features[LOOKUPS - 1] as usize - layout.mobility_offset) as u16;
+                Some(SampleRecord {
+                    lookups,
+                    empties: position.empties() as u8,
+                    label: position.label,
+                    held_out: false,
+                })
+            })
+            .collect()
+    };
+    let samples_layout = SamplesLayout {
+        pattern_set: layout.pattern_set_id,
+        shapes: SHAPES.iter().map(|s| s.squares.len() as u8).collect(),
+        copies: pattern_tables()
+            .copies
+            .iter()
+            .map(|copy| copy.shape as u8)
+            .collect(),
+        mobility: MOBILITY_SIDE as u16,
+    };
+    let (train, held) = (records(&set.train), records(&set.held_out));
+    samples::write(path, &samples_layout, &train, &held)?;
+    eprintln!(
+        "wrote {}: {} training and {} held-out records",
+        path.display(),
+        train.len(),
+        held.len()
+    );
     Ok(())
 }
 
@@ -572,7 +629,7 @@ fn to_weights(fits: &[StageFit]) -> Weights {
 }
 
 /// Prints the mean absolute error of `eval` and of evaluation v1 per number of empties.
-fn report_validation(path: &Path, eval: &PatternEval) -> Result<()> {
+pub(super) fn report_validation(path: &Path, eval: &PatternEval) -> Result<()> {
     let positions = validation::read(path)?;
     let mut empties: Vec<u32> = positions.iter().map(|(b, _)| b.empties()).collect();
     empties.sort_unstable();
@@ -694,6 +751,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         search_cache: None,
         validation: None,
         out: None,
+        export_samples: None,
         make_validation: None,
         net_stage: None,
         with_net: false,
@@ -741,6 +799,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--search-cache" => options.search_cache = Some(PathBuf::from(args.value(flag)?)),
             "--validation" => options.validation = Some(PathBuf::from(args.value(flag)?)),
             "--out" => options.out = Some(PathBuf::from(args.value(flag)?)),
+            "--export-samples" => options.export_samples = Some(PathBuf::from(args.value(flag)?)),
             "--make-validation" => options.make_validation = Some(PathBuf::from(args.value(flag)?)),
             "--net" => options.with_net = true,
             "--net-stage" => options.net_stage = Some(number(args.value(flag)?)? as usize),

@@ -1,0 +1,167 @@
+//! `tsuru tables`: generates the pattern tables of a weights file from per-shape networks
+//! (`lab/pattern_nets.py` trains them; [`crate::lab::training::pattern_nets`] says what they
+//! compute), and checks the generated weights against the samples the networks were trained on.
+//!
+//! ```text
+//! tsuru tables --nets nets.pnn --out nets.tsw --check samples.bin
+//! ```
+//!
+//! `--check` prints the mean absolute error of the generated (quantised) weights on the
+//! samples file's training and held-out records, which the trainer's own figures must match:
+//! a check that the tables are the networks the trainer measured.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{ensure, Context, Result};
+
+use super::{Arg, ToolArgs, ToolOption, ToolSpec};
+use crate::board::patterns::{pow3, SHAPES};
+use crate::eval::pattern::{layout, stage_of, PatternEval, Weights};
+use crate::formats::{pattern_nets, samples};
+use crate::lab::training::pattern_nets::generate;
+use crate::score::UNITS_PER_DISC;
+
+/// The command line of `tsuru tables`.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "tables",
+    about: "generate a weights file's pattern tables from per-shape networks",
+    synopsis: "--nets FILE --out FILE | tables --weights FILE",
+    options: &[
+        ToolOption::new(
+            "--nets",
+            "FILE",
+            "the networks (lab/pattern_nets.py writes them) (required)",
+        ),
+        ToolOption::new("--out", "FILE", "the weights file to write (required)"),
+        ToolOption::new(
+            "--weights",
+            "FILE",
+            "instead of --nets and --out: a weights file to measure",
+        ),
+        ToolOption::new(
+            "--validation",
+            "FILE",
+            "print the weights' mean absolute error on a validation file's\n\
+             exact values, by empties (as tsuru train --validation)",
+        ),
+        ToolOption::new(
+            "--check",
+            "SAMPLES",
+            "print the generated weights' mean absolute error on a samples\n\
+             file (tsuru train --export-samples)",
+        ),
+    ],
+    notes: "",
+};
+
+/// Runs the tool.
+pub fn run(args: &[String]) -> Result<()> {
+    let (mut nets, mut out, mut check, mut given) = (None, None, None, None);
+    let mut validation = None;
+    let mut args = ToolArgs::from_spec(args, &SPEC);
+    while let Some(arg) = args.next_option()? {
+        match arg {
+            Arg::Flag("--nets") => nets = Some(PathBuf::from(args.value("--nets")?)),
+            Arg::Flag("--out") => out = Some(PathBuf::from(args.value("--out")?)),
+            Arg::Flag("--check") => check = Some(PathBuf::from(args.value("--check")?)),
+            Arg::Flag("--weights") => given = Some(PathBuf::from(args.value("--weights")?)),
+            Arg::Flag("--validation") => {
+                validation = Some(PathBuf::from(args.value("--validation")?))
+            }
+            other => return Err(args.unexpected(other)),
+        }
+    }
+    let usage = || format!("(usage: tsuru {})", SPEC.usage());
+    if let Some(path) = given {
+        ensure!(
+            nets.is_none() && out.is_none(),
+            "--weights replaces --nets and --out {}",
+            usage()
+        );
+        ensure!(
+            check.is_some() || validation.is_some(),
+            "--weights needs --check or --validation {}",
+            usage()
+        );
+        let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        let weights =
+            Weights::from_bytes(&bytes).with_context(|| format!("in {}", path.display()))?;
+        return measure(&weights, check.as_deref(), validation.as_deref());
+    }
+    let nets = nets.with_context(|| format!("--nets is required {}", usage()))?;
+    let out = out.with_context(|| format!("--out is required {}", usage()))?;
+    let record = pattern_nets::read(&nets)?;
+    let weights = generate(&record).with_context(|| format!("in {}", nets.display()))?;
+    let bytes = weights.to_bytes();
+    std::fs::write(&out, &bytes).with_context(|| format!("writing {}", out.display()))?;
+    let id = Weights::file_id(&bytes).unwrap_or(0);
+    crate::outln!(
+        "wrote {} (weights {id:08x}): {} stages, networks {}x{}",
+        out.display(),
+        record.stages,
+        record.hidden.0,
+        record.hidden.1
+    )?;
+    measure(&weights, check.as_deref(), validation.as_deref())
+}
+
+/// Prints the errors `--check` and `--validation` ask for.
+fn measure(weights: &Weights, check: Option<&Path>, validation: Option<&Path>) -> Result<()> {
+    if let Some(path) = check {
+        report(weights, path)?;
+    }
+    if let Some(path) = validation {
+        super::train::report_validation(path, &PatternEval::new(weights))?;
+    }
+    Ok(())
+}
+
+/// Prints the mean absolute errors of `weights` on the samples file at `path`.
+fn report(weights: &Weights, path: &Path) -> Result<()> {
+    let samples = samples::read(path)?;
+    let (train, held) = mean_errors(weights, &samples)?;
+    crate::outln!(
+        "{}: mean absolute error {train:.4} on training records, {held:.4} held out",
+        path.display()
+    )?;
+    Ok(())
+}
+
+/// The mean absolute errors in discs of `weights` on the training and held-out records.
+fn mean_errors(weights: &Weights, samples: &samples::Samples) -> Result<(f64, f64)> {
+    let squares: Vec<u8> = SHAPES.iter().map(|s| s.squares.len() as u8).collect();
+    ensure!(
+        samples.layout.shapes == squares,
+        "the samples are for shapes of {:?} squares, this build's {squares:?}",
+        samples.layout.shapes
+    );
+    let layout = layout();
+    let mut shape_offsets = Vec::new();
+    let mut offset = 0;
+    for &n in &squares {
+        shape_offsets.push(offset);
+        offset += pow3(usize::from(n));
+    }
+    let copy_offsets: Vec<usize> = samples
+        .layout
+        .copies
+        .iter()
+        .map(|&shape| shape_offsets[usize::from(shape)])
+        .collect();
+    let mut sums = [(0.0f64, 0u64); 2];
+    for record in &samples.records {
+        let stage = stage_of(u32::from(record.empties), weights.stages());
+        let table = &weights.tables[stage];
+        let mut raw = i32::from(weights.bias[stage]);
+        for (lookup, &base) in record.lookups.iter().zip(&copy_offsets) {
+            raw += i32::from(table[base + usize::from(*lookup)]);
+        }
+        raw += i32::from(table[layout.mobility_offset + usize::from(record.lookups[54])]);
+        let error = (f64::from(raw) / f64::from(UNITS_PER_DISC) - f64::from(record.label)).abs();
+        let sum = &mut sums[usize::from(record.held_out)];
+        sum.0 += error;
+        sum.1 += 1;
+    }
+    let mean = |(sum, count): (f64, u64)| sum / count.max(1) as f64;
+    Ok((mean(sums[0]), mean(sums[1])))
+}
