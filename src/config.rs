@@ -277,12 +277,14 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         names: &["--book"],
         value: Some("FILE"),
-        help: "opening book to play from and learn into instead of the per-user one (`tsuru book path`; the shipped book until NBoard's learn writes it); checked at start-up, a missing file is created by learn",
+        help: "opening book to play from and learn into instead of the per-user one (`tsuru book path`; the shipped book until NBoard's learn writes it); checked at start-up (readable if it exists, writable), a missing file is created by learn",
         apply: |c, v| {
             let path = std::path::PathBuf::from(v);
             if path.exists() {
                 crate::book::file::load(&path)?;
             }
+            // Refused now rather than at the first `learn`, whose games would be lost.
+            crate::book::user::check_writable(&path)?;
             c.book = BookSetting::File(path);
             Ok(())
         },
@@ -413,9 +415,13 @@ mod tests {
             Level::new(3).unwrap()
         );
         assert_eq!(Config::parse::<&str>(&[]).unwrap(), Config::default());
-        let book =
-            Config::parse(&["--book", "/nonexistent/x.book", "--book-randomness", "2"]).unwrap();
-        assert_eq!(book.book, BookSetting::File("/nonexistent/x.book".into()));
+        // A missing book in a folder that can be made is accepted (learn creates it).
+        let dir = std::env::temp_dir().join(format!("tsuru-config-{}", std::process::id()));
+        let path = dir.join("new/x.book");
+        let text = path.to_str().unwrap();
+        let book = Config::parse(&["--book", text, "--book-randomness", "2"]).unwrap();
+        assert_eq!(book.book, BookSetting::File(path.clone()));
+        std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(book.book_randomness, crate::score::Discs::new(2));
         assert_eq!(
             Config::parse(&["--no-book"]).unwrap().book,
@@ -440,6 +446,8 @@ mod tests {
             &["--book-randomness", "-1"],
             &["--book-randomness", "65"],
             &["--book", "Cargo.toml"],
+            // Its folder would be inside a file: it can never be written.
+            &["--book", "Cargo.toml/x.book"],
         ] {
             assert!(Config::parse(bad).is_err(), "{bad:?}");
         }

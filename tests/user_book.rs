@@ -302,3 +302,83 @@ fn the_book_tool_and_an_engine_learning_into_one_file_lose_no_game() {
     assert_eq!(start_games(&learnt), 36);
     std::fs::remove_dir_all(&home).unwrap();
 }
+
+/// `tsuru book ACTION` run with `home` as the data folder: (stdout, stderr).
+fn book_tool(home: &Path, args: &[&str]) -> (String, String) {
+    let out = std::process::Command::new(common::TSURU)
+        .arg("book")
+        .args(args)
+        .env("XDG_DATA_HOME", home)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn the_book_tools_read_the_book_the_engine_plays() {
+    let home = data_home("tools");
+    // Before any learn: the shipped book, and they say so.
+    let (stats, _) = book_tool(&home, &["stats"]);
+    assert!(stats.contains("the shipped book"), "{stats}");
+    let shipped = tsuru::book::shipped().unwrap().len();
+    assert!(
+        stats.contains(&format!("positions   {shipped}\n")),
+        "{stats}"
+    );
+
+    let mut rng = Rng::new(21);
+    let (moves, ggf) = random_game(&mut rng);
+    let mut engine = engine(&home);
+    learn(&mut engine, &ggf);
+    engine.send("quit");
+    engine.wait_exit(TIMEOUT);
+    let learnt = file::load(&book_file(&home)).unwrap();
+
+    // After it: stats, show and export read the per-user book, name it, and show the game.
+    let (stats, _) = book_tool(&home, &["stats"]);
+    let path = book_file(&home);
+    assert!(
+        stats.contains(&format!("{} (the per-user book)", path.display())),
+        "{stats}"
+    );
+    assert!(
+        stats.contains(&format!("positions   {}\n", learnt.len())),
+        "{stats}"
+    );
+    assert!(learnt.len() > shipped);
+    // After the game's first three moves the book shows the game, played once, and its
+    // fourth move among the book moves with that game.
+    let line: String = moves[..3].iter().map(|m| m.to_string()).collect();
+    let (show, said) = book_tool(&home, &["show", &line]);
+    assert!(said.contains("the per-user book"), "{said}");
+    assert!(show.contains(", games 1 ("), "{show}");
+    let fourth = moves[3].to_string().to_uppercase();
+    let row = show
+        .lines()
+        .find(|l| l.starts_with(&format!("{fourth} ")))
+        .unwrap_or_else(|| panic!("{fourth} in {show}"));
+    assert_eq!(row.split_whitespace().nth(2), Some("1"), "{row}");
+    let (export, _) = book_tool(&home, &["export"]);
+    assert_eq!(export, file::to_text(&learnt));
+    std::fs::remove_dir_all(&home).unwrap();
+}
+
+#[test]
+fn a_book_that_cannot_be_written_is_refused_at_start() {
+    // A folder inside a file can never be made, whoever runs the test.
+    let bad = format!("{}/x.book", common::TSURU);
+    let out = std::process::Command::new(common::TSURU)
+        .args(["--book", &bad])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{out:?}");
+    let said = String::from_utf8(out.stderr).unwrap();
+    assert!(said.contains(&bad), "{said}");
+    assert!(said.contains("cannot be written"), "{said}");
+    assert!(out.stdout.is_empty(), "nothing on the protocol's stream");
+}

@@ -72,6 +72,35 @@ pub fn for_session() -> (Option<Book>, Option<PathBuf>) {
     }
 }
 
+/// Checks at start-up that `learn` will be able to write the book file at `path`: its folder
+/// exists or can be made, and a file can be made in it (the lock file `learn` takes, which is
+/// left in place as `learn` leaves it). An error names the path and why.
+pub fn check_writable(path: &Path) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir).with_context(|| {
+            format!(
+                "the book {} cannot be written: its folder {} cannot be made",
+                path.display(),
+                dir.display()
+            )
+        })?;
+    }
+    let lock = lock_path(path);
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock)
+        .with_context(|| {
+            format!(
+                "the book {} cannot be written: no file can be made beside it ({})",
+                path.display(),
+                lock.display()
+            )
+        })?;
+    Ok(())
+}
+
 /// The lock file beside a book.
 pub fn lock_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();

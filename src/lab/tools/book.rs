@@ -14,8 +14,10 @@
 //!   counts and depths. `stats`: counts. `export`: the text form (to `--out` or stdout).
 //!   `import`: a text form made into the book file (replacing it).
 //!
-//! `show`, `stats` and `export` read the shipped book ([`crate::book::SHIPPED`]) when no
-//! `--book` is given; the actions that write (`build`, `learn`, `import`) need `--book`.
+//! `show`, `stats`, `export` and `export-edax` read the book the engine plays from when no
+//! `--book` is given: the per-user book ([`crate::book::user`]) once NBoard's `learn` has made
+//! it, the shipped book ([`crate::book::SHIPPED`]) before; they say which. The actions that
+//! write (`build`, `learn`, `import`) need `--book`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -49,7 +51,8 @@ pub const SPEC: ToolSpec = ToolSpec {
             "--book",
             "FILE",
             "the book file: build, learn and import need one; show, stats,\n\
-             export and export-edax read the shipped book without it, import-edax\n\
+             export and export-edax read the engine's book without it (the\n\
+             per-user book once it exists, else the shipped one), import-edax\n\
              merges into the per-user book without it",
         ),
         ToolOption::new(
@@ -293,12 +296,57 @@ fn written(options: &Options) -> Result<&Path> {
         .context("this action needs --book FILE")
 }
 
-/// The book an action that only reads it reads: `--book`'s file, else the shipped book.
-fn read(options: &Options) -> Result<Book> {
-    match &options.book {
-        Some(path) => file::load(path),
-        None => crate::book::shipped(),
+/// Where the book an action reads comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Source {
+    /// `--book FILE`.
+    Given(PathBuf),
+    /// The per-user book, the one the engine plays from without `--book`.
+    User(PathBuf),
+    /// The book compiled into the binary (no per-user book yet).
+    Shipped,
+}
+
+impl Source {
+    /// The book the engine plays from: `--book`'s file, else the per-user book at `user` when
+    /// that file exists, else the shipped book.
+    fn of(options: &Options, user: Option<PathBuf>) -> Source {
+        match (&options.book, user) {
+            (Some(path), _) => Source::Given(path.clone()),
+            (None, Some(user)) if user.exists() => Source::User(user),
+            (None, _) => Source::Shipped,
+        }
     }
+
+    /// What the output says the book is.
+    fn describe(&self) -> String {
+        match self {
+            Source::Given(path) => path.display().to_string(),
+            Source::User(path) => format!("{} (the per-user book)", path.display()),
+            Source::Shipped => "the shipped book (no per-user book yet)".to_string(),
+        }
+    }
+
+    fn load(&self) -> Result<Book> {
+        match self {
+            Source::Given(path) | Source::User(path) => file::load(path),
+            Source::Shipped => crate::book::shipped(),
+        }
+    }
+}
+
+/// The source of the book an action that only reads it reads ([`Source::of`] with this
+/// user's per-user book).
+fn source(options: &Options) -> Source {
+    Source::of(options, crate::book::user::path().ok())
+}
+
+/// The book an action that only reads it reads, the same book the engine plays from
+/// ([`source`]); which one it is goes to stderr.
+fn read(options: &Options) -> Result<Book> {
+    let source = source(options);
+    eprintln!("book: {}", source.describe());
+    source.load()
 }
 
 /// The book file, or an empty book when it does not exist yet.
@@ -523,15 +571,14 @@ fn show(options: &Options) -> Result<()> {
 }
 
 fn stats(options: &Options) -> Result<()> {
-    let book = read(options)?;
+    let source = source(options);
+    let book = source.load()?;
     let stats = book.stats();
-    match &options.book {
-        Some(path) => {
-            let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
-            crate::outln!("file        {} ({bytes} bytes)", path.display())?;
-        }
-        None => crate::outln!("file        shipped ({} bytes)", crate::book::SHIPPED.len())?,
-    }
+    let bytes = match &source {
+        Source::Given(path) | Source::User(path) => std::fs::metadata(path).map_or(0, |m| m.len()),
+        Source::Shipped => crate::book::SHIPPED.len() as u64,
+    };
+    crate::outln!("file        {} ({bytes} bytes)", source.describe())?;
     crate::outln!("positions   {}", stats.positions)?;
     crate::outln!("book moves  {}", stats.links)?;
     crate::outln!("leaves      {}", stats.leaves)?;
@@ -618,13 +665,31 @@ mod tests {
     }
 
     #[test]
-    fn the_reading_actions_default_to_the_shipped_book() {
+    fn the_reading_actions_read_the_engines_book() {
         for action in ["show", "stats", "export"] {
             let options = parse(&words(&[action])).unwrap();
             assert_eq!(options.book, None, "{action}");
         }
-        let shipped = read(&parse(&words(&["stats"])).unwrap()).unwrap();
+        let options = parse(&words(&["stats"])).unwrap();
+        // No per-user book, or none made yet: the shipped book.
+        assert_eq!(Source::of(&options, None), Source::Shipped);
+        let missing = std::env::temp_dir().join("tsuru-no-such-dir/book");
+        assert_eq!(Source::of(&options, Some(missing)), Source::Shipped);
+        let shipped = Source::Shipped.load().unwrap();
         assert_eq!(shipped.len(), crate::book::shipped().unwrap().len());
+        // Once the per-user book exists, that file; --book wins over both.
+        let user = std::env::temp_dir().join(format!("tsuru-user-book-{}", std::process::id()));
+        std::fs::write(&user, b"x").unwrap();
+        assert_eq!(
+            Source::of(&options, Some(user.clone())),
+            Source::User(user.clone())
+        );
+        let given = parse(&words(&["stats", "--book", "b"])).unwrap();
+        assert_eq!(
+            Source::of(&given, Some(user.clone())),
+            Source::Given("b".into())
+        );
+        std::fs::remove_file(&user).unwrap();
     }
 
     #[test]
