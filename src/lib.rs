@@ -23,6 +23,7 @@ pub mod cli;
 pub mod config;
 pub mod eval;
 pub mod formats;
+pub mod identity;
 pub mod lab;
 pub mod protocol;
 pub mod rng;

@@ -143,7 +143,7 @@ fn run(args: &[String]) -> Result<()> {
         return Ok(());
     }
     if config.version {
-        outln!("tsuru {}", env!("CARGO_PKG_VERSION"))?;
+        outln!("{}", tsuru::identity::version_line())?;
         return Ok(());
     }
     tsuru::protocol::run(&config)

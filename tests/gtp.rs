@@ -288,11 +288,32 @@ fn command_line_help_version_and_errors() {
             "{sub} missing from --help"
         );
     }
-    let version = run(&["--version"]);
-    assert_eq!(
-        String::from_utf8(version.stdout).unwrap(),
-        format!("tsuru {}\n", env!("CARGO_PKG_VERSION"))
-    );
+    // `tsuru 0.1.0 (commit 96647e2, weights 191f50e4)`: the commit the binary was built
+    // from (what git says HEAD is, where the tests run in a checkout) and the weights' id.
+    let version = String::from_utf8(run(&["--version"]).stdout).unwrap();
+    let rest = version
+        .strip_prefix(&format!("tsuru {} (commit ", env!("CARGO_PKG_VERSION")))
+        .unwrap_or_else(|| panic!("{version:?}"));
+    let (commit, weights) = rest.split_once(", weights ").unwrap();
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short=7", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| String::from_utf8(out.stdout).unwrap().trim().to_string());
+    match head {
+        Some(head) => assert!(
+            commit == head || commit == format!("{head}+modified"),
+            "{version:?}: HEAD is {head}"
+        ),
+        None => assert_eq!(commit, "unknown"),
+    }
+    let shipped = tsuru::eval::EvalBundle::shipped().weights_id().unwrap();
+    assert_eq!(weights, format!("{shipped})\n"));
+    // GTP's `version` says the same after the name.
+    let mut engine = Engine::start(&["--gtp"]);
+    assert_eq!(format!("tsuru {}\n", ok(&mut engine, "version")), version);
     for bad in [&["--frobnicate"][..], &["--level", "0"], &["--hash"]] {
         let out = run(bad);
         assert_eq!(out.status.code(), Some(2), "{bad:?}");

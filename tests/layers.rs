@@ -21,7 +21,7 @@ const LAYERS: &[&[&str]] = &[
     &["eval"],
     &["search"],
     &["book"],
-    &["config"],
+    &["config", "identity"],
     &["session"],
     &["protocol"],
     &["cli"],

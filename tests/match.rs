@@ -219,6 +219,18 @@ fn tsuru_against_itself_over_gtp_and_nboard() {
         "engine 1: gtp = {TSURU} --no-book --gtp --depth 1 (protocol: detected at the start)"
     )));
     assert!(description.contains(&format!("engine 2: nboard = {TSURU} --no-book")));
+    // ... and which builds played: each engine's own account of itself (GTP's name and
+    // version, NBoard's myname), and the referee's.
+    let version = tsuru::identity::version_line();
+    assert!(
+        description.contains(&format!("engine 1 version: {version}\n")),
+        "{description}"
+    );
+    assert!(
+        description.contains("engine 2 version: myname tsuru (nboard)\n"),
+        "{description}"
+    );
+    assert!(description.contains(&format!("referee: {version}\n")));
     assert!(description.contains("games: 6\n"));
     assert!(description.contains("seed 11"));
     assert!(description.contains("concurrency: 2\n"));

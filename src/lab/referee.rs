@@ -19,6 +19,7 @@
 pub mod engine;
 pub mod game;
 pub mod gtp;
+pub mod identity;
 pub mod nboard;
 pub mod sprt;
 pub mod stats;

@@ -69,7 +69,7 @@ pub const COMMANDS: &[Command] = &[
         name: "version",
         args: "",
         help: "the engine's version",
-        run: Action::Reply(|_, _| Ok(env!("CARGO_PKG_VERSION").into())),
+        run: Action::Reply(|_, _| Ok(crate::identity::version())),
     },
     Command {
         name: "known_command",

@@ -39,6 +39,7 @@ use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::Color;
 use crate::formats::match_record::{self, GameEnd, GameLine};
 use crate::formats::openings::{self, Opening};
+use crate::lab::referee::identity::identify;
 use crate::lab::referee::sprt::{PairedSprt, Sprt};
 use crate::lab::referee::stats::{EloEstimate, Tally};
 use crate::lab::referee::{self, EngineLog, EngineSpec, Flow, GameReport, Limits, MatchConfig};
@@ -192,11 +193,23 @@ pub fn run(args: &[String]) -> Result<()> {
             .open(&path)
             .with_context(|| format!("opening {}", path.display()))
     };
-    let description = describe_record(args, &options, &config);
+    let log = EngineLog::new(Box::new(open("engines.log")?));
+    // Each engine's own account of itself, so the record names the builds that played.
+    let identities: Vec<String> = config
+        .engines
+        .iter()
+        .map(|spec| {
+            identify(
+                spec,
+                &log,
+                config.limits.timeout.min(Duration::from_secs(30)),
+            )
+        })
+        .collect();
+    let description = describe_record(args, &options, &config, &identities);
     open("match.txt")?
         .write_all(description.as_bytes())
         .with_context(|| format!("writing match.txt in {}", options.out.display()))?;
-    let log = EngineLog::new(Box::new(open("engines.log")?));
     let mut ggf_file = open("games.ggf")?;
     let mut games_file = open("games.txt")?;
     let names = [
@@ -429,9 +442,15 @@ fn points(tally: &Tally) -> f64 {
 }
 
 /// The record's description of itself (`match.txt`): the referee's version and command
-/// line, each engine's name, command line and protocol, and the settings; written at the
+/// line, each engine's name, command line, protocol and what it says it is (`identities`,
+/// [`identify`]), and the settings; written at the
 /// start of each sitting (a resumed match appends one).
-fn describe_record(args: &[String], options: &Options, config: &MatchConfig) -> String {
+fn describe_record(
+    args: &[String],
+    options: &Options,
+    config: &MatchConfig,
+    identities: &[String],
+) -> String {
     let mut text = String::new();
     let sitting = if options.resume { "resumed" } else { "started" };
     let started = std::time::SystemTime::now()
@@ -441,7 +460,7 @@ fn describe_record(args: &[String], options: &Options, config: &MatchConfig) -> 
         text,
         "# tsuru match record, {sitting} at unix time {started}"
     );
-    let _ = writeln!(text, "referee: tsuru {}", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(text, "referee: {}", crate::identity::version_line());
     let _ = writeln!(text, "command: tsuru match {}", quote_words(args));
     for (number, engine) in config.engines.iter().enumerate() {
         let protocol = match engine.protocol {
@@ -456,6 +475,9 @@ fn describe_record(args: &[String], options: &Options, config: &MatchConfig) -> 
             engine.name,
             quote_words(&engine.command)
         );
+        if let Some(identity) = identities.get(number) {
+            let _ = writeln!(text, "engine {} version: {identity}", number + 1);
+        }
     }
     let games = match &options.sprt {
         Some(test) => format!(
