@@ -1,10 +1,15 @@
-//! `tsuru accuracy FILE.obf --depth D [--threads N] [--hash MB] [--eval-file W] [--probcut T]
-//! [--first N] [--last N]`: how well a fixed-depth search sees, against exact scores.
+//! `tsuru accuracy FILE.obf --depth D | --move-time S | --nodes N [--threads N] [--hash MB]
+//! [--eval-file W] [--probcut T] [--first N] [--last N]`: how well a search sees, against
+//! exact scores, at a fixed depth or at a fixed time or node budget a position.
 //!
 //! Each position of the OBF file is searched as NBoard's `set depth D` and `go` search it
 //! (the level's midgame depth, its win/loss/draw and exact thresholds, one best line, no
-//! clock, no book), from an empty table so that every position is measured alone and a
-//! one-thread run is reproducible. The search's move and score are compared with the file's
+//! book), from an empty table so that every position is measured alone and a one-thread run
+//! is reproducible. `--move-time S` searches each position as the engine does with
+//! `--move-time S` (level 60 unless `--depth` is given, the engine's time manager deciding
+//! when to deepen and when to solve), so that two evaluations are compared at equal time, as
+//! a game clock would compare them; `--nodes N` stops each search after about N nodes (equal
+//! work, reproducible at one thread). The search's move and score are compared with the file's
 //! exact scores (Edax's problem files list every legal move's; see [`crate::formats::obf`]):
 //!
 //! - **best move**: the move's exact score equals the best listed one;
@@ -22,13 +27,14 @@
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::Move;
 use crate::eval::EvalBundle;
 use crate::formats::obf::{self, ObfPosition};
 use crate::score::Discs;
+use crate::search::time::TimeBudget;
 use crate::search::{Level, Search, SearchLimits, SearchResult};
 
 /// Transposition table size of the tool, MiB (the engine's default).
@@ -37,13 +43,25 @@ pub const DEFAULT_HASH_MB: usize = 64;
 /// The command line of `tsuru accuracy`.
 pub const SPEC: ToolSpec = ToolSpec {
     name: "accuracy",
-    about: "search every position of an OBF file to a fixed depth and score the answers",
-    synopsis: "FILE.obf --depth D",
+    about: "search every position of an OBF file to a fixed depth, time or node count and \
+            score the answers",
+    synopsis: "FILE.obf --depth D | --move-time S | --nodes N",
     options: &[
         ToolOption::new(
             "--depth",
             "D",
-            "the level, as NBoard's `set depth D` (required)",
+            "the level, as NBoard's `set depth D` (required unless a budget is\n\
+             given; with one, the default is 60)",
+        ),
+        ToolOption::new(
+            "--move-time",
+            "S",
+            "seconds a position, as the engine's --move-time S",
+        ),
+        ToolOption::new(
+            "--nodes",
+            "N",
+            "nodes a position (about: the search stops near N)",
         ),
         ToolOption::new("--threads", "N", "search threads (default 1: reproducible)"),
         ToolOption::new("--hash", "MB", "transposition table size (default 64)"),
@@ -177,6 +195,8 @@ impl Summary {
 struct Options {
     file: String,
     level: Level,
+    move_time: Option<Duration>,
+    nodes: Option<u64>,
     threads: usize,
     hash_mb: usize,
     eval: EvalBundle,
@@ -193,9 +213,14 @@ pub fn run(args: &[String]) -> Result<()> {
     let positions = obf::parse_file(&text).with_context(|| format!("parsing {}", options.file))?;
     let mut search = Search::new(options.hash_mb);
     search.set_threads(options.threads);
+    let described = describe_limits(&options);
     search.set_evaluation(options.eval);
     search.set_selectivity(options.selectivity);
-    let limits = SearchLimits::for_level(options.level);
+    let limits = SearchLimits {
+        time: options.move_time.map(TimeBudget::per_move),
+        nodes: options.nodes,
+        ..SearchLimits::for_level(options.level)
+    };
     let stop = AtomicBool::new(false);
     let started = Instant::now();
     let mut summary = Summary::default();
@@ -248,9 +273,9 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     let seconds = started.elapsed().as_secs_f64();
     crate::outln!(
-        "depth {}  positions {}  best move {:.1} %  in best 2 {:.1} %  in best 3 {:.1} %  \
+        "{}  positions {}  best move {:.1} %  in best 2 {:.1} %  in best 3 {:.1} %  \
          within 3 discs {:.1} %  within 6 discs {:.1} %",
-        options.level.get(),
+        described,
         summary.positions,
         summary.percent(summary.best[0]),
         summary.percent(summary.best[1]),
@@ -260,20 +285,39 @@ pub fn run(args: &[String]) -> Result<()> {
     )?;
     crate::outln!(
         "mean abs. error {:.2} discs  mean loss {:.2} discs  unlisted {}  nodes {}  time {:.3} s  \
-         {:.0} nodes/s",
+         {:.0} nodes/s  {:.3} s a position",
         summary.mean_error(),
         summary.mean_loss(),
         summary.unlisted,
         summary.nodes,
         seconds,
-        summary.nodes as f64 / summary.elapsed.as_secs_f64().max(1e-9)
+        summary.nodes as f64 / summary.elapsed.as_secs_f64().max(1e-9),
+        summary.elapsed.as_secs_f64() / summary.positions.max(1) as f64
     )?;
     Ok(())
+}
+
+/// The summary's name for the limits: `depth 12`, `level 60, 0.1 s a position`, ...
+fn describe_limits(options: &Options) -> String {
+    let mut text = if options.move_time.is_none() && options.nodes.is_none() {
+        format!("depth {}", options.level.get())
+    } else {
+        format!("level {}", options.level.get())
+    };
+    if let Some(time) = options.move_time {
+        text.push_str(&format!(", {} s a position", time.as_secs_f64()));
+    }
+    if let Some(nodes) = options.nodes {
+        text.push_str(&format!(", {nodes} nodes a position"));
+    }
+    text
 }
 
 fn parse_args(args: &[String]) -> Result<Options> {
     let mut file = None;
     let mut depth = None;
+    let mut move_time = None;
+    let mut nodes = None;
     let mut threads = 1;
     let mut hash_mb = DEFAULT_HASH_MB;
     let mut eval_file = None;
@@ -284,6 +328,22 @@ fn parse_args(args: &[String]) -> Result<Options> {
     while let Some(arg) = args.next_option()? {
         match arg {
             Arg::Flag(flag @ "--depth") => depth = Some(args.whole_number(flag)?),
+            Arg::Flag(flag @ "--move-time") => {
+                let value = args.value(flag)?;
+                let seconds: f64 = value
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| s.is_finite() && *s > 0.0 && *s <= 3600.0)
+                    .with_context(|| {
+                        format!("{flag} needs seconds, more than 0 and at most 3600, not {value:?}")
+                    })?;
+                move_time = Some(Duration::from_secs_f64(seconds));
+            }
+            Arg::Flag(flag @ "--nodes") => {
+                let count = args.whole_number(flag)?;
+                ensure!(count > 0, "{flag} must be at least 1");
+                nodes = Some(count);
+            }
             Arg::Flag(flag @ "--threads") => {
                 threads = (args.whole_number(flag)? as usize).clamp(1, crate::config::MAX_THREADS)
             }
@@ -310,7 +370,12 @@ fn parse_args(args: &[String]) -> Result<Options> {
     let Some(file) = file else {
         bail!("{}", usage());
     };
-    let depth = depth.with_context(|| format!("--depth is required ({})", usage()))?;
+    let budget = move_time.is_some() || nodes.is_some();
+    let depth = match depth {
+        Some(depth) => depth,
+        None if budget => u64::from(Level::MAX),
+        None => bail!("--depth, --move-time or --nodes is required ({})", usage()),
+    };
     let level = u32::try_from(depth)
         .ok()
         .and_then(Level::new)
@@ -322,6 +387,8 @@ fn parse_args(args: &[String]) -> Result<Options> {
     Ok(Options {
         file,
         level,
+        move_time,
+        nodes,
         threads,
         hash_mb,
         eval,
@@ -354,6 +421,38 @@ mod tests {
             nodes: 100,
             elapsed: Duration::from_millis(10),
             completed: true,
+        }
+    }
+
+    fn words(list: &[&str]) -> Vec<String> {
+        list.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn a_time_or_node_budget_replaces_the_depth() {
+        let file = "tests/fixtures/fforum-1-19.obf";
+        let depth = parse_args(&words(&[file, "--depth", "12"])).unwrap();
+        assert_eq!(
+            (depth.level.get(), depth.move_time, depth.nodes),
+            (12, None, None)
+        );
+        assert_eq!(describe_limits(&depth), "depth 12");
+        // A budget alone searches at level 60, as the engine does under a clock.
+        let timed = parse_args(&words(&[file, "--move-time", "0.25"])).unwrap();
+        assert_eq!(timed.level.get(), 60);
+        assert_eq!(timed.move_time, Some(Duration::from_millis(250)));
+        assert_eq!(describe_limits(&timed), "level 60, 0.25 s a position");
+        let counted = parse_args(&words(&[file, "--nodes", "5000", "--depth", "20"])).unwrap();
+        assert_eq!((counted.level.get(), counted.nodes), (20, Some(5000)));
+        assert_eq!(describe_limits(&counted), "level 20, 5000 nodes a position");
+        for bad in [
+            &[file][..],
+            &[file, "--move-time", "0"],
+            &[file, "--move-time", "-1"],
+            &[file, "--move-time", "nan"],
+            &[file, "--nodes", "0"],
+        ] {
+            assert!(parse_args(&words(bad)).is_err(), "{bad:?}");
         }
     }
 
