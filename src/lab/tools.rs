@@ -347,7 +347,8 @@ mod tests {
         );
         assert_eq!(
             accuracy::SPEC.usage(),
-            "accuracy FILE.obf --depth D [--threads N] [--hash MB] [--eval-file WEIGHTS] \
+            "accuracy FILE.obf --depth D | --move-time S | --nodes N [--threads N] [--hash MB] \
+             [--eval-file WEIGHTS] \
              [--probcut T] [--first N] [--last N]"
         );
         assert_eq!(
