@@ -22,7 +22,6 @@
 //! for where they come from and what happens without them).
 
 pub mod bundle;
-pub mod net;
 pub mod pattern;
 pub mod probcut;
 

@@ -52,7 +52,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The top module a file belongs to: `src/eval/net.rs` and `src/eval.rs` are `eval`.
+/// The top module a file belongs to: `src/eval/pattern.rs` and `src/eval.rs` are `eval`.
 fn top_module(relative: &Path) -> String {
     let first = relative.components().nth(1).unwrap();
     let name = first.as_os_str().to_str().unwrap();
@@ -167,7 +167,7 @@ fn the_reader_finds_paths_in_every_form() {
     );
     assert_eq!(crate_paths("crate::outln!(\"x\")?;"), ["outln"]);
     assert!(crate_paths("use super::Thing;").is_empty());
-    assert_eq!(top_module(Path::new("src/eval/net.rs")), "eval");
+    assert_eq!(top_module(Path::new("src/eval/pattern.rs")), "eval");
     assert_eq!(top_module(Path::new("src/eval.rs")), "eval");
     assert!(rank("formats") < rank("eval") && rank("eval") < rank("search"));
 }

@@ -26,15 +26,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use anyhow::{bail, ensure, Context, Result};
 
-use super::net::NetPart;
 use super::pattern::{PatternEval, WeightsId};
 use super::probcut::{EndgameCuts, ProbCutTable, SHIPPED, SHIPPED_ENDGAME};
 use super::{Evaluation, SeedsEval, SHIPPED_WEIGHTS};
 use crate::board::Board;
 use crate::score::Score;
-
-/// Suffix of a network beside a weights file (see [`super::net`]).
-pub const NET_SUFFIX: &str = ".net";
 
 /// Suffix of the midgame statistics file beside a weights file.
 pub const PROBCUT_SUFFIX: &str = ".probcut";
@@ -170,25 +166,10 @@ impl EvalBundle {
         Ok(bundle)
     }
 
-    /// The evaluation of the weights file at `path`, with its network `X.net` when there is
-    /// one, and their identity (the one statistics files name); no statistics are read.
+    /// The evaluation of the weights file at `path` and its identity (the one statistics
+    /// files name); no statistics are read.
     pub fn weights_from_file(path: &str) -> Result<(PatternEval, WeightsId)> {
-        let (mut eval, mut id) = PatternEval::from_file(path)?;
-        let net_path = format!("{path}{NET_SUFFIX}");
-        if std::path::Path::new(&net_path).exists() {
-            let bytes = std::fs::read(&net_path).with_context(|| format!("reading {net_path}"))?;
-            let part =
-                NetPart::from_bytes(&bytes).with_context(|| format!("loading {net_path}"))?;
-            eval = eval
-                .with_net(&part)
-                .with_context(|| format!("loading {net_path}"))?;
-            // The network changes every value, so statistics name both files together.
-            let net_id = NetPart::file_id(&bytes).expect("a network that loads has a checksum");
-            let mut both = id.0.to_le_bytes().to_vec();
-            both.extend_from_slice(&net_id.to_le_bytes());
-            id = WeightsId(crate::formats::weights::fnv1a(&both));
-        }
-        Ok((eval, id))
+        PatternEval::from_file(path)
     }
 
     /// Evaluation v1, which has no statistics: searches with it run without Multi-ProbCut
@@ -328,18 +309,18 @@ fn read_sidecar<T>(
     Ok(Some(table))
 }
 
-/// Writes the shipped weights as `dir/w.tsw` with a random network of theirs (`seed`) beside
-/// them as `w.tsw.net`, and returns the weights' path (tests of the loaders).
+/// Writes the shipped weights with every bias moved by `shift` units as `dir/w.tsw` (other
+/// weights than the shipped ones, valued differently), and returns the path (tests of the
+/// loaders).
 #[cfg(test)]
-pub fn write_shipped_weights_with_net(dir: &std::path::Path, seed: u64) -> String {
+pub fn write_shifted_weights(dir: &std::path::Path, shift: i16) -> String {
     std::fs::create_dir_all(dir).unwrap();
     let path = dir.join("w.tsw").to_str().unwrap().to_string();
-    std::fs::write(&path, SHIPPED_WEIGHTS).unwrap();
-    let stages = crate::eval::pattern::Weights::from_bytes(SHIPPED_WEIGHTS)
-        .unwrap()
-        .stages();
-    let net = crate::eval::net::random_part(stages, seed).to_bytes();
-    std::fs::write(format!("{path}{NET_SUFFIX}"), net).unwrap();
+    let mut weights = crate::eval::pattern::Weights::from_bytes(SHIPPED_WEIGHTS).unwrap();
+    for bias in &mut weights.bias {
+        *bias += shift;
+    }
+    std::fs::write(&path, weights.to_bytes()).unwrap();
     path
 }
 
@@ -360,24 +341,21 @@ mod tests {
     }
 
     #[test]
-    fn a_weights_file_loads_with_its_network_under_one_identity() {
+    fn a_weights_file_loads_under_its_own_identity() {
         let dir = std::env::temp_dir().join(format!("tsuru-bundle-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("w.tsw");
         let path = path.to_str().unwrap();
         std::fs::write(path, SHIPPED_WEIGHTS).unwrap();
         let (plain, plain_id) = EvalBundle::weights_from_file(path).unwrap();
-        assert!(!plain.has_net());
         assert_eq!(Some(plain_id), EvalBundle::shipped().weights_id());
-        write_shipped_weights_with_net(&dir, 3);
-        // What `tsuru probcut --eval-file` measures and what the engine loads are the same
-        // evaluation with the same identity, which differs from the weights' own.
-        let (with_net, id) = EvalBundle::weights_from_file(path).unwrap();
-        assert!(with_net.has_net());
+        write_shifted_weights(&dir, 100);
+        // Other weights: another identity, the one the engine's loader gives them too.
+        let (shifted, id) = EvalBundle::weights_from_file(path).unwrap();
         assert_ne!(id, plain_id);
         assert_eq!(EvalBundle::from_file(path).unwrap().weights_id(), Some(id));
         let board = crate::board::Board::start();
-        assert_ne!(with_net.raw(&board), plain.raw(&board));
+        assert_eq!(shifted.raw(&board), plain.raw(&board) + 100);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -24,7 +24,6 @@ use std::sync::{Arc, OnceLock};
 
 use anyhow::{ensure, Context, Result};
 
-use super::net::{NetEval, NetPart, HIDDEN};
 use super::Evaluation;
 use crate::board::patterns::{pattern_tables, pow3, Shape, COPIES, SHAPES};
 use crate::board::{bits, Board, Color, Symmetry};
@@ -294,8 +293,6 @@ pub struct PatternEval {
     bias: Arc<Vec<i32>>,
     /// `(stage * 2 + side) * total + entry`.
     tables: Arc<Vec<i16>>,
-    /// The network term, when the weights come with one ([`super::net`]).
-    net: Option<Arc<NetEval>>,
 }
 
 impl PatternEval {
@@ -311,30 +308,7 @@ impl PatternEval {
             stages: weights.stages(),
             bias: Arc::new(weights.bias.iter().map(|&b| i32::from(b)).collect()),
             tables: Arc::new(tables),
-            net: None,
         }
-    }
-
-    /// The same linear tables with the network `part` added to every evaluation; error if
-    /// the network has another number of stages or width.
-    pub fn with_net(&self, part: &NetPart) -> Result<PatternEval> {
-        ensure!(
-            part.heads.len() == self.stages,
-            "the network has {} stages, the weights {}",
-            part.heads.len(),
-            self.stages
-        );
-        let net = NetEval::new(part)
-            .with_context(|| format!("the network is {} wide, not {}", part.hidden, HIDDEN))?;
-        Ok(PatternEval {
-            net: Some(Arc::new(net)),
-            ..self.clone()
-        })
-    }
-
-    /// Whether a network term is part of the evaluation.
-    pub fn has_net(&self) -> bool {
-        self.net.is_some()
     }
 
     /// Reads a weights file from disk, with the file's identity.
@@ -379,10 +353,6 @@ impl PatternEval {
             + own.min(MOBILITY_SIDE - 1) * MOBILITY_SIDE
             + theirs.min(MOBILITY_SIDE - 1);
         sum += i32::from(table[mobility]);
-        if let Some(net) = &self.net {
-            let discs = net.value(stage, leaf.side.index(), leaf.indices, mobility);
-            sum += (discs * crate::score::UNITS_PER_DISC as f32).round() as i32;
-        }
         sum
     }
 
@@ -616,56 +586,6 @@ mod tests {
                 );
             }
         }
-    }
-
-    /// The pattern evaluation with a random network term.
-    fn with_random_net(weights_seed: u64, net_seed: u64) -> PatternEval {
-        PatternEval::new(&random_weights(weights_seed, 15))
-            .with_net(&crate::eval::net::random_part(15, net_seed))
-            .unwrap()
-    }
-
-    #[test]
-    fn the_network_term_keeps_symmetry_colour_swap_and_leaf_values() {
-        let eval = with_random_net(29, 31);
-        let plain = PatternEval::new(&random_weights(29, 15));
-        let mut rng = Rng::new(37);
-        let mut differs = 0;
-        for plies in [0, 5, 12, 20, 27, 33, 40, 47, 52, 56] {
-            let mut board = random_board(&mut rng, plies);
-            let value = eval.raw(&board);
-            differs += usize::from(value != plain.raw(&board));
-            for symmetry in Symmetry::ALL {
-                assert_eq!(
-                    eval.raw(&board.transformed(symmetry)),
-                    value,
-                    "{plies} plies"
-                );
-            }
-            let swapped = Board::from_discs(
-                board.discs(Color::White),
-                board.discs(Color::Black),
-                board.side_to_move().opponent(),
-            )
-            .unwrap();
-            assert_eq!(eval.raw(&swapped), value, "{plies} plies, colours swapped");
-            for square in bits::squares(board.legal_moves()) {
-                let flipped = board.flips(square);
-                let indices = board.pattern_indices_after(square, flipped);
-                let leaf = LeafView::after_move(&board, square, flipped, &indices);
-                let from_parts = eval.evaluate_leaf(&leaf);
-                board.apply_flips(square, flipped);
-                assert_eq!(from_parts, eval.evaluate(&board), "{plies} plies, {square}");
-                board.undo();
-            }
-        }
-        // The term is really there: it changes the values.
-        assert!(differs >= 8, "{differs}");
-        // A network of another stage count is refused.
-        let three = crate::eval::net::random_part(3, 1);
-        assert!(PatternEval::new(&random_weights(29, 15))
-            .with_net(&three)
-            .is_err());
     }
 
     #[test]

@@ -22,7 +22,6 @@
 
 pub mod fit;
 pub mod games;
-pub mod net;
 pub mod pattern_nets;
 pub mod positions;
 pub mod selfplay;

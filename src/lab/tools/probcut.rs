@@ -465,13 +465,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_weights_measured_include_their_network() {
+    fn the_weights_measured_are_the_ones_the_engine_loads() {
         let dir = std::env::temp_dir().join(format!("tsuru-probcut-{}", std::process::id()));
-        let path = crate::eval::bundle::write_shipped_weights_with_net(&dir, 7);
+        let path = crate::eval::bundle::write_shifted_weights(&dir, 7);
         let options = parse_args(&["--eval-file".to_string(), path.clone()]).unwrap();
         let measured = weights_to_measure(&options).unwrap();
-        // The statistics written name what the engine loads for that file: weights and
-        // network together.
+        // The statistics written name what the engine loads for that file.
         let loaded = EvalBundle::from_file(&path).unwrap();
         assert_eq!(measured.weights_id(), loaded.weights_id());
         assert_ne!(measured.weights_id(), EvalBundle::shipped().weights_id());

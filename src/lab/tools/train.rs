@@ -22,9 +22,8 @@ use crate::eval::pattern::{layout, PatternEval, Weights};
 use crate::eval::{Evaluation, SeedsEval};
 use crate::formats::{search_cache, validation};
 use crate::lab::parallel::map_chunks;
-use crate::lab::training::fit::{errors, fit_stage, predict, FitConfig, StageFit};
+use crate::lab::training::fit::{errors, fit_stage, FitConfig, StageFit};
 use crate::lab::training::games::{read_logbook, read_wthor_folder, Game};
-use crate::lab::training::net::{fit_net, initial, mae as net_mae, NetConfig, StagedSample};
 use crate::lab::training::positions::{fingerprint, PositionSet};
 use crate::lab::training::selfplay::read_file;
 use crate::lab::training::{
@@ -129,25 +128,6 @@ pub const SPEC: ToolSpec = ToolSpec {
             "instead of fitting, write a validation file of exact values from\n\
              the held-out games (with --wthor and --holdout-every)",
         ),
-        ToolOption::new(
-            "--net",
-            "",
-            "after the linear fits, fit the pattern network over every stage and\n\
-             write it beside --out (OUT.net)",
-        ),
-        ToolOption::new(
-            "--net-stage",
-            "S",
-            "instead of writing weights, fit stage S linearly and then a network\n\
-             over its patterns from that fit, and compare their errors",
-        ),
-        ToolOption::new(
-            "--net-hidden",
-            "H",
-            "the network's accumulator width (default 16)",
-        ),
-        ToolOption::new("--net-epochs", "N", "the network's passes (default 2)"),
-        ToolOption::new("--net-rate", "R", "the network's Adam step (default 0.001)"),
     ],
     notes: "--make-validation uses only --wthor and --holdout-every; --search-weight and\n\
             --search-cache go with --search-labels; --positions-only with --positions.",
@@ -172,11 +152,6 @@ struct Options {
     out: Option<PathBuf>,
     export_samples: Option<PathBuf>,
     make_validation: Option<PathBuf>,
-    /// With `--net-stage`: fit a network for that stage beside its linear fit and compare.
-    net_stage: Option<usize>,
-    /// With `--net`: fit the network over every stage after the linear fits.
-    with_net: bool,
-    net: NetConfig,
 }
 
 /// Runs the tool.
@@ -213,9 +188,6 @@ pub fn run(args: &[String]) -> Result<()> {
     if let Some(path) = &options.export_samples {
         return export_samples(path, &set);
     }
-    if let Some(stage) = options.net_stage {
-        return net_experiment(&options, &set, stage);
-    }
 
     let total = layout().total;
     let mut fits: Vec<StageFit> = Vec::with_capacity(options.stages);
@@ -239,13 +211,8 @@ pub fn run(args: &[String]) -> Result<()> {
         )?;
         fits.push(fit);
     }
-    let (weights, eval) = if options.with_net {
-        fit_network(&options, &set, &mut fits)?
-    } else {
-        let weights = to_weights(&fits);
-        let eval = PatternEval::new(&weights);
-        (weights, eval)
-    };
+    let weights = to_weights(&fits);
+    let eval = PatternEval::new(&weights);
     if let Some(path) = &options.out {
         std::fs::write(path, weights.to_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
@@ -302,144 +269,6 @@ fn export_samples(path: &Path, set: &PositionSet) -> Result<()> {
         train.len(),
         held.len()
     );
-    Ok(())
-}
-
-/// Fits the network over every stage, started from the linear `fits` (whose weights it
-/// fits further and replaces); writes the network beside `--out` and returns the weights
-/// and the evaluation with the network.
-fn fit_network(
-    options: &Options,
-    set: &PositionSet,
-    fits: &mut [StageFit],
-) -> Result<(Weights, PatternEval)> {
-    use crate::eval::bundle::NET_SUFFIX;
-    use crate::eval::pattern::stage_of;
-    let stage_of_position = |p: &Labelled| stage_of(p.empties(), options.stages) as u8;
-    let staged = |positions: &[Labelled]| -> Vec<StagedSample> {
-        positions
-            .iter()
-            .filter_map(|p| {
-                let sample = p.sample()?;
-                Some(StagedSample {
-                    stage: stage_of_position(p),
-                    sample,
-                })
-            })
-            .collect()
-    };
-    let samples = staged(&set.train);
-    let held = staged(&set.held_out);
-    let mut net = initial(
-        fits.iter().map(|f| f.weights.clone()).collect(),
-        fits.iter().map(|f| f.bias).collect(),
-        layout().total,
-        options.net.hidden,
-        options.net.seed,
-    );
-    let before = net_mae(&net, &held);
-    let started = Instant::now();
-    crate::outln!(
-        "network: {} samples, {} wide, {} epochs; held-out MAE before {before:.3}",
-        samples.len(),
-        options.net.hidden,
-        options.net.epochs
-    )?;
-    fit_net(&mut net, &samples, &options.net, |epoch, rms| {
-        eprintln!(
-            "network epoch {epoch}: train rms {rms:.3} ({:.0} s)",
-            started.elapsed().as_secs_f64()
-        );
-    });
-    crate::outln!(
-        "network: held-out MAE {:.3} ({:.0} s)",
-        net_mae(&net, &held),
-        started.elapsed().as_secs_f64()
-    )?;
-    for (fit, (linear, &bias)) in fits.iter_mut().zip(net.linear.iter().zip(&net.bias)) {
-        fit.weights.clone_from(linear);
-        fit.bias = bias;
-    }
-    let weights = to_weights(fits);
-    let part = net.part();
-    let eval = PatternEval::new(&weights).with_net(&part)?;
-    if let Some(path) = &options.out {
-        let net_path = format!("{}{NET_SUFFIX}", path.display());
-        std::fs::write(&net_path, part.to_bytes())
-            .with_context(|| format!("writing {net_path}"))?;
-        eprintln!("wrote {net_path}");
-    }
-    Ok((weights, eval))
-}
-
-/// Fits stage `stage` linearly, then a network started from that fit, and prints the
-/// training, held-out and validation errors of both.
-fn net_experiment(options: &Options, set: &PositionSet, stage: usize) -> Result<()> {
-    use crate::eval::pattern::{features, stage_of};
-    use crate::lab::training::Sample;
-    let samples = stage_samples(&set.train, stage, options.stages, options.window);
-    let held = stage_samples(&set.held_out, stage, options.stages, 0);
-    let validation: Vec<Sample> = match &options.validation {
-        Some(path) => validation::read(path)?
-            .into_iter()
-            .filter(|(board, _)| stage_of(board.empties(), options.stages) == stage)
-            .map(|(board, score)| Sample {
-                features: features(&board),
-                label: score.get() as f32,
-            })
-            .collect(),
-        None => Vec::new(),
-    };
-    let started = Instant::now();
-    let fit = fit_stage(&samples, layout().total, None, &options.fit, |_, _| {});
-    let mae = |set: &[Sample]| {
-        set.iter()
-            .map(|s| f64::from((s.label - predict(s, &fit.weights, fit.bias)).abs()))
-            .sum::<f64>()
-            / set.len().max(1) as f64
-    };
-    crate::outln!(
-        "stage {stage}: {} samples, {} held out, {} validation",
-        samples.len(),
-        held.len(),
-        validation.len()
-    )?;
-    crate::outln!(
-        "linear: train MAE {:.3}  held-out {:.3}  validation {:.3}  ({:.0} s)",
-        mae(&samples),
-        mae(&held),
-        mae(&validation),
-        started.elapsed().as_secs_f64()
-    )?;
-    let staged = |set: &[Sample]| -> Vec<StagedSample> {
-        set.iter()
-            .map(|&sample| StagedSample { stage: 0, sample })
-            .collect()
-    };
-    let (samples, held, validation) = (staged(&samples), staged(&held), staged(&validation));
-    let mut net = initial(
-        vec![fit.weights.clone()],
-        vec![fit.bias],
-        layout().total,
-        options.net.hidden,
-        options.net.seed,
-    );
-    let started = Instant::now();
-    let mut epochs = Vec::new();
-    fit_net(&mut net, &samples, &options.net, |epoch, rms| {
-        epochs.push((epoch, rms))
-    });
-    for (epoch, rms) in epochs {
-        crate::outln!("net epoch {epoch}: train rms {rms:.3}")?;
-    }
-    crate::outln!(
-        "net {}: train MAE {:.3}  held-out {:.3}  validation {:.3}  ({:.0} s)",
-        options.net.hidden,
-        net_mae(&net, &samples),
-        net_mae(&net, &held),
-        net_mae(&net, &validation),
-        started.elapsed().as_secs_f64()
-    )?;
     Ok(())
 }
 
@@ -753,9 +582,6 @@ fn parse_args(args: &[String]) -> Result<Options> {
         out: None,
         export_samples: None,
         make_validation: None,
-        net_stage: None,
-        with_net: false,
-        net: NetConfig::default(),
     };
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
@@ -801,11 +627,6 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--out" => options.out = Some(PathBuf::from(args.value(flag)?)),
             "--export-samples" => options.export_samples = Some(PathBuf::from(args.value(flag)?)),
             "--make-validation" => options.make_validation = Some(PathBuf::from(args.value(flag)?)),
-            "--net" => options.with_net = true,
-            "--net-stage" => options.net_stage = Some(number(args.value(flag)?)? as usize),
-            "--net-hidden" => options.net.hidden = number(args.value(flag)?)? as usize,
-            "--net-epochs" => options.net.epochs = number(args.value(flag)?)? as usize,
-            "--net-rate" => options.net.rate = number(args.value(flag)?)? as f32,
             _ => return Err(args.unexpected(arg)),
         }
     }
