@@ -59,12 +59,6 @@ fn the_checker_rejects_what_nboard_rejects() {
 
 // ---- helpers ---------------------------------------------------------------------------
 
-fn ping(engine: &mut Engine, n: u32) -> Vec<String> {
-    engine.send(&format!("ping {n}"));
-    let pong = format!("pong {n}");
-    engine.read_until(TIMEOUT, |l| l == pong)
-}
-
 /// The `search` lines of a hint, grouped by depth string, in order.
 fn hint_iterations(lines: &[String]) -> Vec<(String, Vec<(String, String)>)> {
     let mut out: Vec<(String, Vec<(String, String)>)> = Vec::new();
@@ -103,7 +97,7 @@ fn startup_hint_and_go() {
     );
     engine.send(&format!("set game {}", game("")));
     engine.send("set depth 6");
-    ping(&mut engine, 1);
+    engine.ping(1);
     engine.send("hint 4");
     let lines = engine.read_until(TIMEOUT, |l| l == "status");
     let iterations = hint_iterations(&lines);
@@ -120,7 +114,7 @@ fn startup_hint_and_go() {
 
     // The user plays F5 after 3.1 s; the engine (White) is asked to move.
     engine.send("move F5//3.1");
-    ping(&mut engine, 2);
+    engine.ping(2);
     engine.send("go");
     let lines = engine.read_until(TIMEOUT, |l| l.starts_with("=== "));
     let answer = lines.last().unwrap();
@@ -133,7 +127,7 @@ fn startup_hint_and_go() {
     assert!(board_after("B[F5]").is_legal(first_move(&again.last().unwrap()[4..])));
     // NBoard then sends the engine's move back.
     engine.send(&format!("move {token}"));
-    ping(&mut engine, 3);
+    engine.ping(3);
     engine.send("hint 1");
     let lines = engine.read_until(TIMEOUT, |l| l == "status");
     let after = board_after(&format!("B[F5]W[{}]", &token[..2]));
@@ -149,7 +143,7 @@ fn hint_while_reviewing() {
     engine.send("nboard 2");
     engine.send(&format!("set game {}", game("B[F5//3.1]W[D6/-0.40/0.52]")));
     engine.send("set depth 5");
-    ping(&mut engine, 5);
+    engine.ping(5);
     engine.send("hint 3");
     let lines = engine.read_until(TIMEOUT, |l| l == "status");
     let position = board_after("B[F5]W[D6]");
@@ -184,7 +178,7 @@ fn an_endgame_hint_reports_probable_depths_then_the_exact_one() {
     engine.send("nboard 2");
     engine.send(&format!("set game {ggf}"));
     engine.send("set depth 14");
-    ping(&mut engine, 1);
+    engine.ping(1);
     engine.send("hint 1");
     let lines = engine.read_until(TIMEOUT, |l| l == "status");
     let iterations = hint_iterations(&lines);
@@ -215,7 +209,7 @@ fn solved_hint_lines_carry_whole_principal_variations() {
     engine.send("nboard 2");
     engine.send(&format!("set game {ggf}"));
     engine.send("set depth 12");
-    ping(&mut engine, 1);
+    engine.ping(1);
     engine.send("hint 3");
     let lines = engine.read_until(TIMEOUT, |l| l == "status");
     let iterations = hint_iterations(&lines);
@@ -246,7 +240,7 @@ fn analyze_a_finished_game() {
         game(moves).replace("RE[?]", "RE[64]")
     ));
     engine.send("set depth 4");
-    ping(&mut engine, 9);
+    engine.ping(9);
     engine.send("analyze");
     let lines = engine.read_until(TIMEOUT, |l| l == "status");
     let analysis: Vec<(u32, f64)> = lines
@@ -279,7 +273,7 @@ fn the_three_pass_cases() {
         "set game (;GM[Othello]PC[NBoard]PB[a]PW[b]RE[?]TI[5:00]TY[8]{pass_bo};)"
     ));
     engine.send("set depth 4");
-    ping(&mut engine, 5);
+    engine.ping(5);
     engine.send("go");
     let lines = engine.read_until(TIMEOUT, |l| l.starts_with("==="));
     assert_eq!(lines.last().unwrap(), "=== PA");
@@ -290,7 +284,7 @@ fn the_three_pass_cases() {
         "set game (;GM[Othello]PC[NBoard]PB[a]PW[b]RE[?]TI[5:00]TY[8]{user_pass_bo};)"
     ));
     engine.send("move PA//1.3");
-    ping(&mut engine, 6);
+    engine.ping(6);
     engine.send("go");
     let lines = engine.read_until(TIMEOUT, |l| l.starts_with("==="));
     assert!(lines.last().unwrap().starts_with("=== C1/"), "{lines:?}");
@@ -298,7 +292,7 @@ fn the_three_pass_cases() {
     engine.send(&format!(
         "set game (;GM[Othello]PC[NBoard]PB[a]PW[b]RE[?]TI[5:00]TY[8]{user_pass_bo};)"
     ));
-    ping(&mut engine, 7);
+    engine.ping(7);
     engine.send("hint 4");
     let lines = engine.read_until(TIMEOUT, |l| l == "status");
     let searches: Vec<&String> = lines.iter().filter(|l| l.starts_with("search")).collect();
@@ -316,10 +310,10 @@ fn game_over_gets_only_status() {
     engine.send("nboard 2");
     let moves = "B[E6]W[F4]B[E3]W[F6]B[G5]W[D6]B[E7]W[F5]B[C5]";
     engine.send(&format!("set game {}", game(moves)));
-    ping(&mut engine, 7);
+    engine.ping(7);
     engine.send("go");
     engine.send("hint 4");
-    ping(&mut engine, 8);
+    engine.ping(8);
     let lines = engine.drain(Duration::from_millis(200));
     assert!(lines.is_empty(), "{lines:?}");
     for (_, line) in &engine.transcript {
@@ -340,7 +334,7 @@ fn ping_interrupts_a_deep_hint() {
         game("B[F5]W[D6]B[C3]W[D3]B[C4]W[F4]")
     ));
     engine.send("set depth 40");
-    ping(&mut engine, 10);
+    engine.ping(10);
     engine.send("hint 4");
     // Let it think, then interrupt as NBoard does when the user clicks.
     engine.read_until(TIMEOUT, |l| l.starts_with("search") && l.ends_with(" 6"));
@@ -360,7 +354,7 @@ fn ping_interrupts_a_deep_hint() {
     );
     // The engine is still responsive and answers for the new position.
     engine.send("set depth 2");
-    ping(&mut engine, 12);
+    engine.ping(12);
     engine.send("go");
     let lines = engine.read_until(TIMEOUT, |l| l.starts_with("==="));
     assert!(board_after("B[F5]").is_legal(first_move(&lines.last().unwrap()[4..])));
@@ -393,11 +387,11 @@ fn go_answers_legal_moves_in_random_positions() {
         let board = record.board().clone();
         engine.send(&format!("set game {}", record.to_ggf()));
         n += 1;
-        ping(&mut engine, n);
+        engine.ping(n);
         engine.send("go");
         if board.is_game_over() {
             n += 1;
-            let lines = ping(&mut engine, n);
+            let lines = engine.ping(n).lines;
             assert!(lines.iter().all(|l| !l.starts_with("===")), "{lines:?}");
             continue;
         }
@@ -411,7 +405,7 @@ fn go_answers_legal_moves_in_random_positions() {
         // The position is unchanged: the answered move is accepted as the next move.
         engine.send(&format!("move {token}"));
         n += 1;
-        ping(&mut engine, n);
+        engine.ping(n);
         engine.send("analyze");
         let lines = engine.read_until(TIMEOUT, |l| l == "status");
         let count = lines.iter().filter(|l| l.starts_with("analysis ")).count();
@@ -430,7 +424,7 @@ fn bad_input_changes_nothing() {
     engine.send("nboard 2");
     engine.send(&format!("set game {}", game("B[F5]W[D6]")));
     engine.send("set depth 2");
-    ping(&mut engine, 1);
+    engine.ping(1);
     let expected = board_after("B[F5]W[D6]");
     let bad_inputs: Vec<Vec<u8>> = vec![
         b"frobnicate 1 2 3".to_vec(),
@@ -454,7 +448,7 @@ fn bad_input_changes_nothing() {
         let mut line = bad.clone();
         line.push(b'\n');
         engine.send_bytes(&line);
-        ping(&mut engine, 100 + i as u32);
+        engine.ping(100 + i as u32);
     }
     engine.send("go");
     let lines = engine.read_until(TIMEOUT, |l| l.starts_with("==="));
@@ -477,10 +471,10 @@ fn go_after(moves: &str, lines: &[String]) -> (String, Engine) {
     engine.send("nboard 2");
     engine.send(&format!("set game {}", game(moves)));
     engine.send("set depth 1");
-    ping(&mut engine, 1);
+    engine.ping(1);
     for (i, line) in lines.iter().enumerate() {
         engine.send(line);
-        ping(&mut engine, 100 + i as u32);
+        engine.ping(100 + i as u32);
     }
     engine.send("go");
     let answer = engine.read_until(TIMEOUT, |l| l.starts_with("==="));
@@ -558,7 +552,7 @@ fn long_search(command: &str) -> Engine {
         game("B[F5]W[D6]").replace("TI[5:00]", "TI[0]")
     ));
     engine.send("set depth 30");
-    ping(&mut engine, 1);
+    engine.ping(1);
     engine.send(command);
     engine.read_until(TIMEOUT, |l| l.starts_with("search "));
     std::thread::sleep(Duration::from_millis(100));
@@ -700,9 +694,9 @@ fn an_interrupted_analysis_clears_the_status_before_the_pong() {
     engine.send("nboard 2");
     engine.send("set depth 20");
     engine.send(&format!("set game {}", game(&moves)));
-    ping(&mut engine, 1);
+    engine.ping(1);
     engine.send("analyze");
-    let lines = ping(&mut engine, 2);
+    let lines = engine.ping(2).lines;
     let started = lines
         .iter()
         .position(|l| l == "status Analyzing game")
@@ -726,7 +720,7 @@ fn ping_echoes_its_token_exactly() {
     );
     for (i, token) in ["007", "9223372036854775808", "abc"].iter().enumerate() {
         engine.send(&format!("ping {token}"));
-        let lines = ping(&mut engine, 100 + i as u32);
+        let lines = engine.ping(100 + i as u32).lines;
         assert_eq!(
             lines,
             [format!("pong {token}"), format!("pong {}", 100 + i)],
@@ -742,7 +736,7 @@ fn non_ascii_input_is_escaped_in_the_log() {
     let mut engine = Engine::start_with_env(&[], &[("RUST_LOG", Some("warn"))]);
     engine.send("nboard 2");
     engine.send("move \u{e9}5");
-    ping(&mut engine, 1);
+    engine.ping(1);
     engine.close();
     assert_eq!(engine.wait_exit(Duration::from_secs(10)), Some(0));
     let stderr = engine.lines_of(Stream::Stderr);

@@ -8,19 +8,10 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::nboard::check_line;
-use common::{gtp, Engine, PROMPT, START_BO, TIMEOUT};
+use common::{gtp, Engine, Pong, PROMPT, START_BO, TIMEOUT};
 
 fn game(moves: &str) -> String {
     format!("(;GM[Othello]PC[NBoard]TY[8]{START_BO}{moves};)")
-}
-
-/// `ping N` and its `pong`: the lines printed meanwhile, and how long the pong took.
-fn ping(engine: &mut Engine, n: u32) -> (Vec<String>, Duration) {
-    let sent = Instant::now();
-    engine.send(&format!("ping {n}"));
-    let pong = format!("pong {n}");
-    let lines = engine.read_until(TIMEOUT, |l| l == pong);
-    (lines, sent.elapsed())
 }
 
 /// Waits until the engine runs `threads` threads (Linux; `false` without /proc).
@@ -74,13 +65,17 @@ fn nboard_ponders_on_the_expected_reply_and_answers_every_command_promptly() {
     engine.send("nboard 2");
     engine.send("set depth 60");
     engine.send(&format!("set game {}", game("")));
-    let (_, _) = ping(&mut engine, 1);
+    engine.ping(1);
     let idle = engine.thread_count();
     let (pv, _, _) = go(&mut engine);
     assert!(pv.len() >= 2, "a line with the reply it expects: {pv:?}");
     // NBoard plays the engine's move on its board and sends it back.
     engine.send(&format!("move {}/0.00/0.20", pv[0]));
-    let (printed, latency) = ping(&mut engine, 2);
+    let Pong {
+        lines: printed,
+        took: latency,
+        ..
+    } = engine.ping(2);
     eprintln!("pong latency while pondering: {latency:?}");
     assert_eq!(printed, ["pong 2"], "pondering prints nothing");
     if let Some(idle) = idle {
@@ -92,7 +87,7 @@ fn nboard_ponders_on_the_expected_reply_and_answers_every_command_promptly() {
     // The opponent thinks, then plays the reply the engine expected.
     std::thread::sleep(Duration::from_millis(800));
     engine.send(&format!("move {}//0.80", pv[1]));
-    let (printed, _) = ping(&mut engine, 3);
+    let printed = engine.ping(3).lines;
     assert_eq!(printed, ["pong 3"]);
     let (next_pv, searched, answered) = go(&mut engine);
     // The search that answered began before the request: pondering went on into it.
@@ -102,10 +97,14 @@ fn nboard_ponders_on_the_expected_reply_and_answers_every_command_promptly() {
     );
     // Pondering again after the answer; another game stops it and its thread.
     engine.send(&format!("move {}", next_pv[0]));
-    let (printed, _) = ping(&mut engine, 4);
+    let printed = engine.ping(4).lines;
     assert_eq!(printed, ["pong 4"]);
     engine.send(&format!("set game {}", game("B[F5]W[F6]")));
-    let (printed, latency) = ping(&mut engine, 5);
+    let Pong {
+        lines: printed,
+        took: latency,
+        ..
+    } = engine.ping(5);
     eprintln!("pong latency after set game while pondering: {latency:?}");
     assert_eq!(printed, ["pong 5"]);
     if let Some(idle) = idle {

@@ -284,21 +284,11 @@ fn a_stopped_parallel_search_answers_promptly_with_a_legal_move() {
     }
 }
 
-/// The lines of one NBoard exchange up to `pong n`.
-fn ping(engine: &mut Engine, n: u32) -> Instant {
-    engine.send(&format!("ping {n}"));
-    let sent = Instant::now();
-    let pong = format!("pong {n}");
-    let lines = engine.read_until(TIMEOUT, |l| l == pong);
-    assert_eq!(lines.last().map(String::as_str), Some(pong.as_str()));
-    sent
-}
-
 #[test]
 fn a_ping_stops_a_parallel_search_and_no_thread_outlives_it() {
     let mut engine = Engine::start(&["--threads", "4"]);
     engine.send("nboard 2");
-    ping(&mut engine, 1);
+    engine.ping(1);
     let Some(idle) = engine.thread_count() else {
         eprintln!("no /proc: thread counts not checked");
         return;
@@ -312,7 +302,7 @@ fn a_ping_stops_a_parallel_search_and_no_thread_outlives_it() {
         std::thread::sleep(Duration::from_millis(5));
     }
     std::thread::sleep(Duration::from_millis(300));
-    let sent = ping(&mut engine, 2);
+    let sent = engine.ping(2).sent;
     eprintln!(
         "pong latency during a 4-thread search: {:?}",
         sent.elapsed()

@@ -20,6 +20,16 @@ pub enum Stream {
     Stderr,
 }
 
+/// What [`Engine::ping`] saw.
+pub struct Pong {
+    /// The lines read, the pong last.
+    pub lines: Vec<String>,
+    /// When the ping was sent.
+    pub sent: Instant,
+    /// How long the pong took to come.
+    pub took: Duration,
+}
+
 /// A running engine process.
 pub struct Engine {
     child: Child,
@@ -167,6 +177,25 @@ impl Engine {
     pub fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+
+    /// NBoard's `ping N`: the lines up to and with `pong N` (its last line is that pong; a
+    /// test fails after [`TIMEOUT`] without it), when it was sent and how long the pong took.
+    pub fn ping(&mut self, n: u32) -> Pong {
+        let sent = Instant::now();
+        self.send(&format!("ping {n}"));
+        let pong = format!("pong {n}");
+        let lines = self.read_until(TIMEOUT, |l| l == pong);
+        assert_eq!(
+            lines.last().map(String::as_str),
+            Some(pong.as_str()),
+            "no {pong}: {lines:?}"
+        );
+        Pong {
+            lines,
+            sent,
+            took: sent.elapsed(),
+        }
     }
 
     /// Sends one line (a newline is added).
