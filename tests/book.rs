@@ -535,11 +535,11 @@ fn the_shipped_book_plays_by_default_and_learns_in_memory() {
         engine.lines_of(Stream::Stderr)
     );
 
-    // The tool reads the shipped book without --book.
+    // The tool reads the shipped book without --book (no per-user book has been made).
     let stats = ok(&["book", "stats"]);
     assert!(
         stats.contains(&format!(
-            "file        shipped ({} bytes)",
+            "file        the shipped book (no per-user book yet) ({} bytes)",
             tsuru::book::SHIPPED.len()
         )),
         "{stats}"
