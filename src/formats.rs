@@ -12,6 +12,7 @@
 //! them.)
 
 pub mod book;
+pub mod bytes;
 pub mod edax_book;
 pub mod ggf;
 pub mod match_record;

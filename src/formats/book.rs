@@ -32,6 +32,7 @@ use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::bytes::Reader;
 use anyhow::{bail, ensure, Context, Result};
 
 use crate::board::Square;
@@ -114,57 +115,18 @@ pub fn to_bytes(records: &[PositionRecord]) -> Vec<u8> {
     out
 }
 
-/// Reads bytes in order; running out is the "truncated" error.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        let end = self
-            .at
-            .checked_add(n)
-            .filter(|&end| end <= self.bytes.len());
-        let Some(end) = end else {
-            bail!(
-                "the book file is truncated (it ends at byte {})",
-                self.bytes.len()
-            );
-        };
-        let slice = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(slice)
+/// A book move: its square (255: none) and value.
+fn book_move(reader: &mut Reader) -> Result<Option<MoveRecord>> {
+    let (square, value) = (reader.u8()?, reader.u8()? as i8);
+    if square == 255 {
+        return Ok(None);
     }
-
-    fn u8(&mut self) -> Result<u8> {
-        Ok(self.take(1)?[0])
-    }
-
-    fn u32(&mut self) -> Result<u32> {
-        Ok(u32::from_le_bytes(
-            self.take(4)?.try_into().expect("4 bytes"),
-        ))
-    }
-
-    fn u64(&mut self) -> Result<u64> {
-        Ok(u64::from_le_bytes(
-            self.take(8)?.try_into().expect("8 bytes"),
-        ))
-    }
-
-    fn book_move(&mut self) -> Result<Option<MoveRecord>> {
-        let (square, value) = (self.u8()?, self.u8()? as i8);
-        if square == 255 {
-            return Ok(None);
-        }
-        let square = Square::new(square as usize)
-            .with_context(|| format!("square number {square} is off the board"))?;
-        Ok(Some(MoveRecord {
-            square,
-            value: Discs::new(i32::from(value)),
-        }))
-    }
+    let square = Square::new(square as usize)
+        .with_context(|| format!("square number {square} is off the board"))?;
+    Ok(Some(MoveRecord {
+        square,
+        value: Discs::new(i32::from(value)),
+    }))
 }
 
 /// A book's positions from its binary form, in file order; a clear error when the bytes are
@@ -185,7 +147,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Vec<PositionRecord>> {
         version == VERSION,
         "book file version {version} is not supported (this tsuru reads version {VERSION})"
     );
-    let mut reader = Reader { bytes, at: 10 };
+    let mut reader = Reader::new(bytes, 10, "the book file is truncated");
     let count = reader.u32()?;
     // The smallest position takes 33 bytes: a larger count can only be a damaged file.
     ensure!(
@@ -199,13 +161,9 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Vec<PositionRecord>> {
             let (player, opponent) = (reader.u64()?, reader.u64()?);
             let (wins, draws, losses) = (reader.u32()?, reader.u32()?, reader.u32()?);
             let depth = reader.u8()?;
-            let leaf = reader.book_move()?;
+            let leaf = book_move(reader)?;
             let links = (0..reader.u8()?)
-                .map(|_| {
-                    reader
-                        .book_move()?
-                        .context("a book move has no square (255)")
-                })
+                .map(|_| book_move(reader)?.context("a book move has no square (255)"))
                 .collect::<Result<Vec<_>>>()?;
             Ok(PositionRecord {
                 player,
@@ -225,14 +183,14 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Vec<PositionRecord>> {
             )
         })?);
     }
-    let body = reader.at;
+    let body = reader.position();
     let stored = reader
         .u64()
         .context("the book file is truncated (no checksum)")?;
     ensure!(
-        reader.at == bytes.len(),
+        reader.position() == bytes.len(),
         "the book file is corrupted ({} bytes after its end)",
-        bytes.len() - reader.at
+        bytes.len() - reader.position()
     );
     ensure!(
         checksum(&bytes[..body]) == stored,

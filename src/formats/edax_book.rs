@@ -23,7 +23,8 @@
 //! that nothing follows the last position; it refuses counts no file of this size can hold.
 //! What the records mean (the symmetries, the link targets) is for [`crate::book::edax`].
 
-use anyhow::{bail, ensure, Context, Result};
+use super::bytes::Reader;
+use anyhow::{ensure, Context, Result};
 
 /// The first word: "EDAX" as a little-endian u32.
 pub const EDAX: u32 = 0x4544_4158;
@@ -110,44 +111,11 @@ pub struct EdaxBook {
     pub positions: Vec<EdaxPosition>,
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        let end = self.at.saturating_add(n);
-        if end > self.bytes.len() {
-            bail!(
-                "the Edax book is truncated (it ends at byte {} inside a record)",
-                self.bytes.len()
-            );
-        }
-        let slice = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(slice)
-    }
-    fn u8(&mut self) -> Result<u8> {
-        Ok(self.take(1)?[0])
-    }
-    fn i16(&mut self) -> Result<i16> {
-        Ok(i16::from_le_bytes(self.take(2)?.try_into()?))
-    }
-    fn u32(&mut self) -> Result<u32> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into()?))
-    }
-    fn i32(&mut self) -> Result<i32> {
-        Ok(i32::from_le_bytes(self.take(4)?.try_into()?))
-    }
-    fn u64(&mut self) -> Result<u64> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into()?))
-    }
-    fn edax_move(&mut self) -> Result<EdaxMove> {
-        let value = self.u8()? as i8;
-        let square = self.u8()?;
-        Ok(EdaxMove { value, square })
-    }
+/// A move of an Edax book: its value and square.
+fn edax_move(reader: &mut Reader) -> Result<EdaxMove> {
+    let value = reader.u8()? as i8;
+    let square = reader.u8()?;
+    Ok(EdaxMove { value, square })
 }
 
 /// An Edax book from its bytes; a clear error for anything else, cut short, or damaged in
@@ -164,7 +132,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<EdaxBook> {
         "the Edax book is truncated ({} bytes, its header alone takes {HEADER_BYTES})",
         bytes.len()
     );
-    let mut reader = Reader { bytes, at: 8 };
+    let mut reader = Reader::new(bytes, 8, "the Edax book is truncated");
     let version = reader.u8()?;
     let release = reader.u8()?;
     ensure!(
@@ -208,9 +176,9 @@ pub fn from_bytes(bytes: &[u8]) -> Result<EdaxBook> {
             let n_links = r.u8()?;
             let level = r.u8()?;
             let links = (0..n_links)
-                .map(|_| r.edax_move())
+                .map(|_| edax_move(r))
                 .collect::<Result<Vec<_>>>()?;
-            let leaf = r.edax_move()?;
+            let leaf = edax_move(r)?;
             Ok(EdaxPosition {
                 player,
                 opponent,
@@ -232,9 +200,9 @@ pub fn from_bytes(bytes: &[u8]) -> Result<EdaxBook> {
         );
     }
     ensure!(
-        reader.at == bytes.len(),
+        reader.position() == bytes.len(),
         "the Edax book is corrupted ({} bytes after its {count} positions)",
-        bytes.len() - reader.at
+        bytes.len() - reader.position()
     );
     Ok(EdaxBook {
         release,

@@ -25,6 +25,7 @@
 
 use anyhow::{ensure, Context, Result};
 
+use super::bytes::Reader;
 use super::weights::fnv1a;
 
 /// The magic bytes at the start of a pattern-network file.
@@ -111,34 +112,6 @@ pub fn to_bytes(record: &PatternNetsRecord) -> Vec<u8> {
     out
 }
 
-/// A little-endian cursor over a file's bytes.
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Cursor<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8]> {
-        ensure!(
-            self.at + n <= self.bytes.len(),
-            "pattern-network file: ends early"
-        );
-        self.at += n;
-        Ok(&self.bytes[self.at - n..self.at])
-    }
-    fn u16(&mut self) -> Result<usize> {
-        let b = self.take(2)?;
-        Ok(usize::from(u16::from_le_bytes([b[0], b[1]])))
-    }
-    fn floats(&mut self, n: usize) -> Result<Vec<f32>> {
-        Ok(self
-            .take(4 * n)?
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect())
-    }
-}
-
 /// Reads a pattern-network file; a damaged file (checksum), another version or a file cut
 /// short is refused.
 pub fn from_bytes(bytes: &[u8]) -> Result<PatternNetsRecord> {
@@ -152,18 +125,17 @@ pub fn from_bytes(bytes: &[u8]) -> Result<PatternNetsRecord> {
         fnv1a(body) == checksum,
         "pattern-network file: checksum mismatch (damaged file)"
     );
-    let mut cursor = Cursor { bytes: body, at: 8 };
-    let version = cursor.u16()?;
+    let mut cursor = Reader::new(body, 8, "the pattern-network file is truncated");
+    let version = usize::from(cursor.u16()?);
     ensure!(
         version == usize::from(FORMAT_VERSION),
         "pattern-network file: version {version}, this build reads {FORMAT_VERSION}"
     );
-    let set = cursor.take(4)?;
-    let pattern_set = u32::from_le_bytes([set[0], set[1], set[2], set[3]]);
-    let stages = cursor.u16()?;
-    let shapes = cursor.u16()?;
-    let hidden = (cursor.u16()?, cursor.u16()?);
-    let mobility_side = cursor.u16()?;
+    let pattern_set = cursor.u32()?;
+    let stages = usize::from(cursor.u16()?);
+    let shapes = usize::from(cursor.u16()?);
+    let hidden = (usize::from(cursor.u16()?), usize::from(cursor.u16()?));
+    let mobility_side = usize::from(cursor.u16()?);
     ensure!(
         stages > 0 && hidden.0 > 0 && hidden.1 > 0,
         "pattern-network file: empty"
@@ -172,28 +144,28 @@ pub fn from_bytes(bytes: &[u8]) -> Result<PatternNetsRecord> {
     let mut bias = Vec::new();
     let mut mobility = Vec::new();
     for _ in 0..stages {
-        bias.push(cursor.floats(1)?[0]);
-        mobility.push(cursor.floats(mobility_side * mobility_side)?);
+        bias.push(cursor.f32s(1)?[0]);
+        mobility.push(cursor.f32s(mobility_side * mobility_side)?);
     }
     let mut nets = Vec::new();
     for &n in &squares {
         let mut shape = Vec::new();
         for _ in 0..stages {
             shape.push(ShapeNet {
-                w1: cursor.floats(3 * n * hidden.0)?,
-                b1: cursor.floats(hidden.0)?,
-                w2: cursor.floats(hidden.0 * hidden.1)?,
-                b2: cursor.floats(hidden.1)?,
-                w3: cursor.floats(hidden.1)?,
-                b3: cursor.floats(1)?[0],
+                w1: cursor.f32s(3 * n * hidden.0)?,
+                b1: cursor.f32s(hidden.0)?,
+                w2: cursor.f32s(hidden.0 * hidden.1)?,
+                b2: cursor.f32s(hidden.1)?,
+                w3: cursor.f32s(hidden.1)?,
+                b3: cursor.f32s(1)?[0],
             });
         }
         nets.push(shape);
     }
     ensure!(
-        cursor.at == body.len(),
+        cursor.position() == body.len(),
         "pattern-network file: {} bytes left over",
-        body.len() - cursor.at
+        body.len() - cursor.position()
     );
     Ok(PatternNetsRecord {
         pattern_set,

@@ -20,7 +20,8 @@
 //! checksum     u32      FNV-1a of every byte before it
 //! ```
 
-use anyhow::{bail, ensure, Result};
+use super::bytes::Reader;
+use anyhow::{ensure, Result};
 
 use crate::score::UNITS_PER_DISC;
 
@@ -122,7 +123,7 @@ pub fn from_bytes(bytes: &[u8], pattern_set: u32, entries: usize) -> Result<Weig
         fnv1a(body) == checksum,
         "weights file checksum mismatch (the file is damaged)"
     );
-    let mut reader = Reader { bytes: body, at: 8 };
+    let mut reader = Reader::new(body, 8, "the weights file is truncated");
     let version = reader.u16()?;
     ensure!(
         version == FORMAT_VERSION,
@@ -173,36 +174,11 @@ pub fn from_bytes(bytes: &[u8], pattern_set: u32, entries: usize) -> Result<Weig
         });
     }
     ensure!(
-        reader.at == body.len(),
+        reader.position() == body.len(),
         "{} stray bytes at the end",
-        body.len() - reader.at
+        body.len() - reader.position()
     );
     Ok(record)
-}
-
-/// A little-endian reader over a byte slice.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Reader<'_> {
-    fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let Some(slice) = self.bytes.get(self.at..self.at + N) else {
-            bail!("weights file ends early (at byte {})", self.at);
-        };
-        self.at += N;
-        Ok(slice.try_into().expect("N bytes"))
-    }
-    fn u16(&mut self) -> Result<u16> {
-        Ok(u16::from_le_bytes(self.take()?))
-    }
-    fn i16(&mut self) -> Result<i16> {
-        Ok(i16::from_le_bytes(self.take()?))
-    }
-    fn u32(&mut self) -> Result<u32> {
-        Ok(u32::from_le_bytes(self.take()?))
-    }
 }
 
 #[cfg(test)]
