@@ -376,23 +376,77 @@ const LAST_FLIPS: [[u8; 256]; 8] = {
 #[inline]
 pub fn last_flips(p: u64, sq: usize) -> u32 {
     #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-    {
-        let (masks, positions) = &LINES[sq];
-        let mut count = 0;
-        for line in 0..4 {
-            // SAFETY: the build enables BMI2 (checked by the cfg above), which is all that
-            // `_pext_u64` requires.
-            let own = unsafe { std::arch::x86_64::_pext_u64(p, masks[line]) };
-            count += LAST_FLIPS[positions[line] as usize][own as usize] as u32;
+    if pext_is_fast() {
+        return last_flips_by_pext(p, sq);
+    }
+    // Without a fast bit extraction the general flip computation is the cheaper way.
+    let _ = (&LINES, &LAST_FLIPS);
+    flips(p, !p & !(1 << sq), sq).count_ones()
+}
+
+/// [`last_flips`] by extracting each line's discs with `pext` and looking the count up.
+#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+#[inline]
+fn last_flips_by_pext(p: u64, sq: usize) -> u32 {
+    let (masks, positions) = &LINES[sq];
+    let mut count = 0;
+    for line in 0..4 {
+        // SAFETY: the build enables BMI2 (checked by the cfg above), which is all that
+        // `_pext_u64` requires.
+        let own = unsafe { std::arch::x86_64::_pext_u64(p, masks[line]) };
+        count += LAST_FLIPS[positions[line] as usize][own as usize] as u32;
+    }
+    count
+}
+
+/// Whether this processor's `pext` is fast. Every processor with BMI2 has the instruction,
+/// but AMD's before Zen 3 (family 0x17 and older) run it in microcode, hundreds of cycles
+/// for a 64-bit mask, where the general flip computation takes a few dozen; a binary built
+/// with BMI2 for one machine (or for `x86-64-v3`) then still runs well on those. Asked once
+/// (CPUID), then one relaxed load.
+#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+#[inline]
+pub fn pext_is_fast() -> bool {
+    use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+    // 0: not asked yet, 1: fast, 2: slow.
+    static FAST: AtomicU8 = AtomicU8::new(0);
+    match FAST.load(Relaxed) {
+        1 => true,
+        2 => false,
+        _ => {
+            let fast = !slow_pext_processor();
+            FAST.store(if fast { 1 } else { 2 }, Relaxed);
+            fast
         }
-        count
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-    {
-        // Without a fast bit extraction the general flip computation is the cheaper way.
-        let _ = (&LINES, &LAST_FLIPS);
-        flips(p, !p & !(1 << sq), sq).count_ones()
-    }
+}
+
+/// Whether CPUID names an AMD processor of a family before Zen 3's (0x19).
+#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+#[cold]
+fn slow_pext_processor() -> bool {
+    use std::arch::x86_64::__cpuid;
+    let vendor = __cpuid(0);
+    let amd = vendor.ebx == u32::from_le_bytes(*b"Auth")
+        && vendor.edx == u32::from_le_bytes(*b"enti")
+        && vendor.ecx == u32::from_le_bytes(*b"cAMD");
+    amd && family_before_zen3(__cpuid(1).eax)
+}
+
+/// Whether the CPUID signature (leaf 1, EAX) of an AMD processor gives a family before 0x19:
+/// the base family field, plus the extended one when the base is 0xf.
+#[cfg_attr(
+    not(all(target_arch = "x86_64", target_feature = "bmi2")),
+    allow(dead_code)
+)]
+fn family_before_zen3(signature: u32) -> bool {
+    let base = (signature >> 8) & 0xf;
+    let family = if base == 0xf {
+        base + ((signature >> 20) & 0xff)
+    } else {
+        base
+    };
+    family < 0x19
 }
 
 /// The final score, for the side owning `p`, of a finished game whose discs are `p` and
@@ -777,6 +831,16 @@ mod tests {
     }
 
     #[test]
+    fn pext_counts_as_slow_on_amd_before_zen_3() {
+        // Signatures of real processors: Zen 2 (family 0x17), Zen 3 (0x19), Zen 4 (0x19),
+        // Bulldozer (0x15).
+        assert!(family_before_zen3(0x0083_0f10));
+        assert!(!family_before_zen3(0x00a2_0f10));
+        assert!(!family_before_zen3(0x00a6_0f12));
+        assert!(family_before_zen3(0x0060_0f12));
+    }
+
+    #[test]
     fn last_flips_counts_the_flips_of_the_last_move() {
         let mut rng = crate::rng::Rng::new(17);
         let mut flipping = 0;
@@ -791,6 +855,9 @@ mod tests {
             let o = !p & !(1 << sq);
             let expected = flips(p, o, sq).count_ones();
             assert_eq!(last_flips(p, sq), expected, "p {p:#x} sq {sq}");
+            // Both ways of counting, whichever this processor uses.
+            #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+            assert_eq!(last_flips_by_pext(p, sq), expected, "p {p:#x} sq {sq}");
             assert_eq!(last_flips(o, sq), flips(o, p, sq).count_ones());
             flipping += u32::from(expected > 0);
         }
