@@ -123,6 +123,12 @@ impl Buckets {
         self.generation = AtomicU8::new(1);
     }
 
+    /// Starts the search generations again, as a fresh allocation does (for tables that
+    /// empty themselves another way).
+    pub fn reset_generation(&mut self) {
+        self.generation = AtomicU8::new(1);
+    }
+
     /// Zeroes every word where it is, which also maps every page in now. For tables that
     /// several threads will share: a page first written while two threads run costs a
     /// copy-on-write fault and a flush of the other core's TLB (docs/results.md, "Parallel

@@ -326,7 +326,7 @@ impl EndgameSolver {
         // Helpers share the table only while a solve runs, and none is running now.
         Arc::get_mut(&mut self.tt)
             .expect("no helper holds the table between searches")
-            .clear_for_threads(self.threads);
+            .clear();
         self.cache.clear();
     }
 

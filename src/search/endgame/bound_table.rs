@@ -21,6 +21,14 @@
 //! Replacement of another position: an empty entry first, then entries of older searches
 //! (generations), then the lowest tag, then the least worth.
 //!
+//! Clearing without writing: the generation word's last byte is the bucket's *epoch*. A
+//! clear ([`BoundTable::clear`]) only moves the table's epoch on; a bucket of another epoch
+//! reads as empty and is emptied by the first store into it. A solve of a few positions thus
+//! no longer pays for zeroing the whole table before each (for a 1 GiB table that was a
+//! gigabyte of fresh pages a position, seconds of system time), and every probe and store
+//! sees exactly what it would in a zeroed table, so node counts do not change. After 255
+//! clears the table is zeroed for real and the epochs start again.
+//!
 //! Sharing: as the midgame's table, every method takes `&self` and an entry is written and
 //! read with single atomic operations, so a reader never sees a torn entry; two threads
 //! storing the same position at once may lose one's bounds, never mix them. The generation
@@ -112,7 +120,13 @@ impl Entry {
 /// The solver's shared table of bounds (see the module doc).
 pub struct BoundTable {
     buckets: Buckets,
+    /// The current epoch (1..=255); buckets whose epoch byte differs are empty.
+    epoch: u8,
 }
+
+/// Where a bucket's epoch is kept: the generation word's last byte (bytes 0-6 are the
+/// entries' generations).
+const EPOCH_SHIFT: u32 = 56;
 
 /// The table's storage: its size, clearing, generations and prefetch ([`Buckets`]).
 impl std::ops::Deref for BoundTable {
@@ -135,14 +149,38 @@ impl BoundTable {
     pub fn new(megabytes: usize) -> BoundTable {
         BoundTable {
             buckets: Buckets::new(megabytes),
+            epoch: 1,
         }
+    }
+
+    /// Empties the table (no search may be using it): the epoch moves on (see the module
+    /// doc), and the search generation starts again as after a fresh allocation.
+    pub fn clear(&mut self) {
+        if self.epoch == u8::MAX {
+            self.buckets.clear();
+            self.epoch = 1;
+        } else {
+            self.epoch += 1;
+            self.buckets.reset_generation();
+        }
+    }
+
+    /// Whether a bucket whose generation word reads `generations` belongs to the current
+    /// epoch (else it holds nothing).
+    #[inline]
+    fn is_live(&self, generations: u64) -> bool {
+        (generations >> EPOCH_SHIFT) as u8 == self.epoch
     }
 
     /// What the table holds for `hash`, if anything.
     #[inline]
     pub fn probe(&self, hash: u64) -> Option<Bounds> {
         let check = (hash >> 32) as u32;
-        for word in &self.buckets.bucket(hash)[..BUCKET_ENTRIES] {
+        let bucket = self.buckets.bucket(hash);
+        if !self.is_live(bucket[GENERATION_WORD].load(Relaxed)) {
+            return None;
+        }
+        for word in &bucket[..BUCKET_ENTRIES] {
             // One load: the whole entry as one writer left it.
             let word = word.load(Relaxed);
             if word as u32 == check {
@@ -179,7 +217,15 @@ impl BoundTable {
 
         let check = (hash >> 32) as u32;
         let bucket = self.buckets.bucket(hash);
-        let generations = bucket[GENERATION_WORD].load(Relaxed);
+        let mut generations = bucket[GENERATION_WORD].load(Relaxed);
+        if !self.is_live(generations) {
+            // A bucket of an earlier epoch: emptied now, as a cleared table's would be.
+            for word in &bucket[..BUCKET_ENTRIES] {
+                word.store(0, Relaxed);
+            }
+            generations = u64::from(self.epoch) << EPOCH_SHIFT;
+            bucket[GENERATION_WORD].store(generations, Relaxed);
+        }
         let mut victim = 0;
         let mut victim_rank = u32::MAX;
         for (i, word) in bucket[..BUCKET_ENTRIES].iter().enumerate() {
@@ -263,6 +309,52 @@ mod tests {
                 worth,
             };
             assert_eq!(Entry::decode(entry.encode()), entry);
+        }
+    }
+
+    /// Random stores into few buckets (so that replacement happens), then probes of every
+    /// key stored: what each finds.
+    fn exercise(table: &BoundTable, seed: u64) -> Vec<Option<Bounds>> {
+        let mut rng = crate::rng::Rng::new(seed);
+        let keys: Vec<u64> = (0..60).map(|i| same_bucket(i % 20) ^ (i / 20)).collect();
+        for _ in 0..400 {
+            let key = keys[rng.below(keys.len() as u64) as usize];
+            let value = rng.below(129) as i32 - 64;
+            let tag = 1 + rng.below(u64::from(MAX_TAG)) as u8;
+            let window = (
+                d(value - 1 - rng.below(3) as i32),
+                d(value + rng.below(3) as i32),
+            );
+            table.store(
+                key,
+                tag,
+                d(value),
+                window,
+                Square::new(rng.below(64) as usize),
+                9,
+            );
+        }
+        keys.iter().map(|&key| table.probe(key)).collect()
+    }
+
+    #[test]
+    fn a_cleared_table_behaves_as_a_new_one() {
+        let mut used = BoundTable::new(1);
+        let fresh = BoundTable::new(1);
+        let first = exercise(&used, 1);
+        assert!(first.iter().filter(|b| b.is_some()).count() >= 7);
+        used.clear();
+        assert!(first.iter().zip(&exercise(&fresh, 2)).any(|(a, b)| a != b));
+        // Every probe and store after the clear sees what it would in a fresh table: nothing
+        // of the first run, and the same replacements.
+        assert_eq!(exercise(&used, 2), exercise(&BoundTable::new(1), 2));
+        // Through a full round of epochs (the 255th clear zeroes the table for real) too.
+        for round in 0..300u64 {
+            used.clear();
+            assert_eq!(used.probe(same_bucket(round % 20)), None);
+            if round % 50 == 0 {
+                assert_eq!(exercise(&used, round), exercise(&BoundTable::new(1), round));
+            }
         }
     }
 
