@@ -322,3 +322,39 @@ fn the_header_names_the_players_weights() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("checksum"));
 }
+
+#[test]
+fn a_damaged_shard_is_refused_with_the_line_named() {
+    // Two finished shards; in one, a move of its second game is changed to one that is not
+    // legal there (a1 is never legal in the first moves).
+    let (a, b) = (path("damaged-a.txt"), path("damaged-b.txt"));
+    assert!(succeeded(&datagen(&a, &["--games", "4", "--shard", "0/2"])));
+    assert!(succeeded(&datagen(&b, &["--games", "4", "--shard", "1/2"])));
+    let text = std::fs::read_to_string(&a).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let game = lines.iter().position(|l| !l.starts_with('#')).unwrap() + 1;
+    let mut words: Vec<String> = lines[game].split(' ').map(String::from).collect();
+    let moves = words.last_mut().unwrap();
+    moves.replace_range(4..6, "a1");
+    lines[game] = words.join(" ");
+    std::fs::write(&a, lines.join("\n") + "\n").unwrap();
+    let file = a.display().to_string();
+
+    let merged = merge(&path("damaged-merged.txt"), &[&a, &b]);
+    assert!(!merged.status.success());
+    let said = String::from_utf8_lossy(&merged.stderr);
+    assert!(
+        said.contains(&file) && said.contains(&format!("line {}: illegal move", game + 1)),
+        "{said}"
+    );
+    assert!(!path("damaged-merged.txt").exists(), "nothing is written");
+
+    // Resuming the shard refuses it too, and leaves it as it is.
+    let resumed = datagen(&a, &["--games", "6", "--shard", "0/2"]);
+    assert!(!resumed.status.success());
+    assert!(String::from_utf8_lossy(&resumed.stderr).contains("illegal move"));
+    assert_eq!(
+        std::fs::read_to_string(&a).unwrap(),
+        lines.join("\n") + "\n"
+    );
+}
