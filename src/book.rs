@@ -2,7 +2,7 @@
 //! is shown and by `tsuru book build`.
 //!
 //! A position is stored once for its eight symmetric forms, under its canonical [`Key`] (the
-//! smallest of the eight (side to move, opponent) bitboard pairs). Its [`Entry`] holds, in
+//! smallest of the eight (side to move, opponent) bitboard pairs). Its [`BookEntry`] holds, in
 //! the canonical orientation, the moves known in it (*links*, whose value is the negamax of
 //! the book below them, or the exact result where the move ends the game), the best move not
 //! in the book with its search value (the *leaf*, so that a book position is never valued
@@ -86,7 +86,7 @@ impl Key {
 /// A move of a book position with its value in discs for the side to move.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct BookMove {
-    /// The square played (canonical orientation inside an [`Entry`]).
+    /// The square played (canonical orientation inside a [`BookEntry`]).
     pub square: Square,
     /// Its value for the side to move.
     pub value: Discs,
@@ -124,7 +124,7 @@ impl Games {
 
 /// What the book knows of one position (canonical orientation).
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
-pub struct Entry {
+pub struct BookEntry {
     /// The moves in the book, by square index; each leads to a book position or ends the game.
     pub links: Vec<BookMove>,
     /// The best move not among the links, with its search value; `None` when every legal
@@ -136,7 +136,7 @@ pub struct Entry {
     pub depth: u8,
 }
 
-impl Entry {
+impl BookEntry {
     /// The position's value: the best of its links and its leaf; `None` when it has neither.
     pub fn value(&self) -> Option<Discs> {
         self.links.iter().chain(&self.leaf).map(|m| m.value).max()
@@ -215,7 +215,7 @@ pub(crate) fn next(board: &Board, square: Square) -> Option<Next> {
 /// The opening book: entries by canonical key.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Book {
-    entries: HashMap<Key, Entry>,
+    entries: HashMap<Key, BookEntry>,
 }
 
 impl Book {
@@ -235,7 +235,7 @@ impl Book {
     }
 
     /// The entry of a canonical key.
-    pub fn get(&self, key: &Key) -> Option<&Entry> {
+    pub fn get(&self, key: &Key) -> Option<&BookEntry> {
         self.entries.get(key)
     }
 
@@ -245,7 +245,7 @@ impl Book {
     }
 
     /// Every entry in key order (the order of the file formats).
-    pub fn sorted(&self) -> Vec<(&Key, &Entry)> {
+    pub fn sorted(&self) -> Vec<(&Key, &BookEntry)> {
         let mut all: Vec<_> = self.entries.iter().collect();
         all.sort_unstable_by_key(|(key, _)| **key);
         all
@@ -254,7 +254,7 @@ impl Book {
     /// Adds an entry read from a file, checking it against the rules of the game: a valid
     /// position whose side to move has a move, links and leaf legal there and distinct. A
     /// second entry for the same key is an error.
-    pub fn insert_checked(&mut self, key: Key, entry: Entry) -> Result<()> {
+    pub fn insert_checked(&mut self, key: Key, entry: BookEntry) -> Result<()> {
         let board = key.board()?;
         ensure!(
             Key::of(&board).0 == key,
@@ -444,14 +444,14 @@ impl Book {
                 entry.links[index].value = value;
             }
         }
-        let value = self.entries.get(&key).and_then(Entry::value);
+        let value = self.entries.get(&key).and_then(BookEntry::value);
         memo.insert(key, value);
         value
     }
 
     /// The entry of `board`'s position, created empty when missing, and the symmetry that
     /// maps `board` onto its key; `true` when it was created.
-    pub(crate) fn entry_mut(&mut self, board: &Board) -> (&mut Entry, Symmetry, bool) {
+    pub(crate) fn entry_mut(&mut self, board: &Board) -> (&mut BookEntry, Symmetry, bool) {
         let (key, symmetry) = Key::of(board);
         let created = !self.entries.contains_key(&key);
         (self.entries.entry(key).or_default(), symmetry, created)

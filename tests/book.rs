@@ -12,7 +12,7 @@ use common::run_tsuru as tsuru;
 use common::{gtp, Engine, Stream, START_BO, TIMEOUT, TSURU};
 use tsuru::board::{notation, Board, Move};
 use tsuru::book::file;
-use tsuru::book::{Book, BookMove, Entry, Key};
+use tsuru::book::{Book, BookEntry, BookMove, Key};
 use tsuru::rng::Rng;
 use tsuru::score::Discs;
 
@@ -313,7 +313,7 @@ fn set_contempt_values_book_draws_in_hint_and_go() {
     let (key, to_key) = Key::of(&board);
     let canonical = |square: &str| to_key.apply(square.parse().unwrap());
     let mut book = Book::new();
-    let entry = Entry {
+    let entry = BookEntry {
         links: vec![BookMove {
             square: canonical("f6"),
             value: Discs::ZERO,
@@ -323,7 +323,7 @@ fn set_contempt_values_book_draws_in_hint_and_go() {
             value: Discs::new(-1),
         }),
         depth: 4,
-        ..Entry::default()
+        ..BookEntry::default()
     };
     book.insert_checked(key, entry).unwrap();
     file::save(&book, &book_path).unwrap();

@@ -16,7 +16,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 
 use super::learn::{settle, Valuer};
-use super::{next, Book, BookMove, Entry, Key, Next};
+use super::{next, Book, BookEntry, BookMove, Key, Next};
 use crate::board::{Board, Move, Square};
 use crate::score::Discs;
 use crate::search::Level;
@@ -55,7 +55,7 @@ pub struct Expansion {
     /// The parent's next best move outside the book (canonical), and the depth.
     parent_leaf: Option<BookMove>,
     /// The position the move leads to, when it is new: its key and entry.
-    child: Option<(Key, Entry)>,
+    child: Option<(Key, BookEntry)>,
     depth: u8,
 }
 
@@ -218,10 +218,10 @@ pub fn expand(book: &Book, candidate: &Candidate, valuer: &mut dyn Valuer) -> Ex
                 square: child_to_key.apply(m.square),
                 value: m.value,
             });
-            let entry = Entry {
+            let entry = BookEntry {
                 leaf,
                 depth: valuer.depth(),
-                ..Entry::default()
+                ..BookEntry::default()
             };
             Some((key, entry))
         }

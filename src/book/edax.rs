@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use anyhow::{bail, ensure, Context, Result};
 
-use super::{next, Book, BookMove, Entry, Games, Key, Next};
+use super::{next, Book, BookEntry, BookMove, Games, Key, Next};
 use crate::board::{Board, Color, Square};
 use crate::formats::edax_book::{
     Date, EdaxBook, EdaxMove, EdaxPosition, Options, NO_MOVE, NO_SCORE, PASS, RELEASE,
@@ -114,7 +114,7 @@ pub fn import(edax: &EdaxBook) -> Result<(Book, Report)> {
     let mut book = Book::new();
     let mut stored: HashMap<Key, i16> = HashMap::new();
     for (index, position) in edax.positions.iter().enumerate() {
-        let one = |position: &EdaxPosition| -> Result<Option<(Key, Entry)>> {
+        let one = |position: &EdaxPosition| -> Result<Option<(Key, BookEntry)>> {
             let board = board_of(position.player, position.opponent)?;
             let (key, to_key) = Key::of(&board);
             ensure!(
@@ -165,7 +165,7 @@ pub fn import(edax: &EdaxBook) -> Result<(Book, Report)> {
                         .then_some(BookMove { square: sq, value })
                 }
             };
-            let entry = Entry {
+            let entry = BookEntry {
                 links,
                 leaf,
                 games: Games {

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::{Book, BookMove, Entry, Games, Key};
+use super::{Book, BookEntry, BookMove, Games, Key};
 use crate::formats::book::{self as records, MoveRecord, PositionRecord};
 
 fn move_record(m: &BookMove) -> MoveRecord {
@@ -46,7 +46,7 @@ fn insert(book: &mut Book, record: PositionRecord) -> Result<()> {
         player: record.player,
         opponent: record.opponent,
     };
-    let entry = Entry {
+    let entry = BookEntry {
         links: record.links.into_iter().map(book_move).collect(),
         leaf: record.leaf.map(book_move),
         games: Games {

@@ -9,7 +9,7 @@
 //! then backed up by negamax again.
 
 use super::learn::Valuer;
-use super::{Book, Entry, Key};
+use super::{Book, BookEntry, Key};
 
 /// What a merge did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -57,7 +57,7 @@ impl Book {
 }
 
 /// Combines `theirs` into `ours`; whether the position lost its leaf with a move left open.
-fn combine(ours: &mut Entry, theirs: &Entry) -> bool {
+fn combine(ours: &mut BookEntry, theirs: &BookEntry) -> bool {
     let candidates = [(ours.leaf, ours.depth), (theirs.leaf, theirs.depth)];
     for link in &theirs.links {
         ours.add_link(link.square);

@@ -95,7 +95,7 @@ impl fmt::Display for GgfMove {
 /// A GGF clock: main time, increment added after each move, and a grace period granted once
 /// when the main time runs out. All in seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Clock {
+pub struct GgfClock {
     /// Starting time in seconds.
     pub main: f64,
     /// Seconds added after each of the player's moves.
@@ -104,10 +104,10 @@ pub struct Clock {
     pub grace: f64,
 }
 
-impl Clock {
+impl GgfClock {
     /// Parses `main[/increment[/grace]]`; a blank part takes its default (0 s increment,
     /// 120 s grace).
-    pub fn parse(text: &str) -> Result<Clock> {
+    pub fn parse(text: &str) -> Result<GgfClock> {
         let mut parts = text.split('/');
         let main = parse_clock_part(parts.next().unwrap_or(""))?.unwrap_or(0.0);
         let increment = parse_clock_part(parts.next().unwrap_or(""))?.unwrap_or(0.0);
@@ -115,7 +115,7 @@ impl Clock {
         if parts.next().is_some() {
             bail!("clock {text:?} has more than three parts");
         }
-        Ok(Clock {
+        Ok(GgfClock {
             main,
             increment,
             grace,
@@ -143,7 +143,7 @@ impl Clock {
     }
 }
 
-impl fmt::Display for Clock {
+impl fmt::Display for GgfClock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&format_clock_part(self.main))?;
         if self.grace != DEFAULT_GRACE_SECONDS {
@@ -213,7 +213,7 @@ pub struct GgfGame {
     /// The match type as written (`8` unless the record said otherwise).
     pub match_type: String,
     /// Black's and White's clocks (`None` for a record without one).
-    pub clocks: [Option<Clock>; 2],
+    pub clocks: [Option<GgfClock>; 2],
 }
 
 impl Default for GgfGame {
@@ -273,11 +273,11 @@ impl GgfGame {
                     moves.push((color, mv));
                 }
                 "TI" => {
-                    let clock = Clock::parse(value).context("TI")?;
+                    let clock = GgfClock::parse(value).context("TI")?;
                     game.clocks = [Some(clock), Some(clock)];
                 }
-                "TB" => game.clocks[0] = Some(Clock::parse(value).context("TB")?),
-                "TW" => game.clocks[1] = Some(Clock::parse(value).context("TW")?),
+                "TB" => game.clocks[0] = Some(GgfClock::parse(value).context("TB")?),
+                "TW" => game.clocks[1] = Some(GgfClock::parse(value).context("TW")?),
                 _ => game.tags.push((name.to_string(), value.to_string())),
             }
         }
@@ -344,7 +344,7 @@ impl GgfGame {
     }
 
     /// The clock of `color`, if the game is timed for it.
-    pub fn clock(&self, color: Color) -> Option<Clock> {
+    pub fn clock(&self, color: Color) -> Option<GgfClock> {
         self.clocks[color.index()].filter(|clock| !clock.is_untimed())
     }
 
@@ -546,22 +546,22 @@ mod tests {
 
     #[test]
     fn clocks_parse_and_print() {
-        let clock = Clock::parse("05:00//02:00").unwrap();
+        let clock = GgfClock::parse("05:00//02:00").unwrap();
         assert_eq!(
             (clock.main, clock.increment, clock.grace),
             (300.0, 0.0, 120.0)
         );
         assert_eq!(clock.to_string(), "5:00");
-        let odd = Clock::parse("10:00/5/1:00").unwrap();
+        let odd = GgfClock::parse("10:00/5/1:00").unwrap();
         assert_eq!(odd.to_string(), "10:00/5/1:00");
-        assert_eq!(Clock::parse(&odd.to_string()).unwrap(), odd);
-        assert!(Clock::parse("0").unwrap().is_untimed());
-        assert!(Clock::parse("1/2/3/4").is_err());
+        assert_eq!(GgfClock::parse(&odd.to_string()).unwrap(), odd);
+        assert!(GgfClock::parse("0").unwrap().is_untimed());
+        assert!(GgfClock::parse("1/2/3/4").is_err());
     }
 
     #[test]
     fn time_left_adds_grace_once_and_increments() {
-        let clock = Clock {
+        let clock = GgfClock {
             main: 10.0,
             increment: 1.0,
             grace: 5.0,

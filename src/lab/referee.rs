@@ -274,7 +274,7 @@ impl GameReport {
 
 /// What the match does after a game, as the caller of [`run_match`] decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flow {
+pub enum MatchFlow {
     /// Go on with the schedule.
     Continue,
     /// Start no new game, except the other game of a colour-swapped pair whose first game has
@@ -290,7 +290,7 @@ struct Dispenser {
     cursor: usize,
     /// For each game number: finished in an earlier run, or handed out in this one.
     begun: Vec<bool>,
-    /// Whether [`Flow::Stop`] was asked for.
+    /// Whether [`MatchFlow::Stop`] was asked for.
     stopping: bool,
 }
 
@@ -326,14 +326,14 @@ impl Dispenser {
 
 /// Plays the games of the match whose schedule numbers are not in `done` (those an earlier,
 /// interrupted run finished); calls `on_game` on the calling thread as each game ends (in
-/// order of completion), stopping early once it returns [`Flow::Stop`], and returns the
+/// order of completion), stopping early once it returns [`MatchFlow::Stop`], and returns the
 /// reports of the games played, in schedule order. Protocols not given are detected first;
 /// an engine that cannot be started or identified is an error before any game.
 pub fn run_match(
     config: &MatchConfig,
     log: &EngineLog,
     done: &[usize],
-    mut on_game: impl FnMut(&GameReport) -> Flow,
+    mut on_game: impl FnMut(&GameReport) -> MatchFlow,
 ) -> Result<Vec<GameReport>> {
     if config.openings.is_empty() {
         bail!("no openings to play");
@@ -397,7 +397,7 @@ pub fn run_match(
         }
         drop(sender);
         for (report, judged) in receiver {
-            if on_game(&report) == Flow::Stop {
+            if on_game(&report) == MatchFlow::Stop {
                 lock().stopping = true;
             }
             reports.push(report);

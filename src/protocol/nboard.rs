@@ -46,8 +46,8 @@ pub fn run(config: &Config, queue: &mut InputQueue, out: &Output) -> Result<()> 
         // prints nothing, goes on while the game stays on its way).
         session.settle();
         match handle(&mut session, line, out) {
-            Ok(Flow::Continue) => {}
-            Ok(Flow::Quit) => break,
+            Ok(Next::Continue) => {}
+            Ok(Next::Quit) => break,
             Err(err) => log::warn!(
                 "ignored \"{}\": {}",
                 super::output::escape(line),
@@ -59,12 +59,12 @@ pub fn run(config: &Config, queue: &mut InputQueue, out: &Output) -> Result<()> 
     Ok(())
 }
 
-enum Flow {
+enum Next {
     Continue,
     Quit,
 }
 
-fn handle(session: &mut Session, line: &str, out: &Output) -> Result<Flow> {
+fn handle(session: &mut Session, line: &str, out: &Output) -> Result<Next> {
     let (command, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
     let rest = rest.trim();
     match command {
@@ -93,14 +93,14 @@ fn handle(session: &mut Session, line: &str, out: &Output) -> Result<Flow> {
             out.line("learned");
         }
         "analyze" => analyze(session, out),
-        "quit" => return Ok(Flow::Quit),
+        "quit" => return Ok(Next::Quit),
         // Protocol version 1 sends a bare move.
         _ if rest.is_empty() && is_bare_move(command) => {
             session.play(parse_move_token(command)?)?;
         }
         _ => bail!("unknown command"),
     }
-    Ok(Flow::Continue)
+    Ok(Next::Continue)
 }
 
 fn is_bare_move(word: &str) -> bool {

@@ -84,7 +84,7 @@ pub(crate) fn solver_order_of(board: &mut Board, moves: u64, eval: &Evaluator) -
             } else {
                 0
             };
-            let value = shallow_value(board, eval, depth, -Score::INFINITY, Score::INFINITY);
+            let value = ordering_negamax(board, eval, depth, -Score::INFINITY, Score::INFINITY);
             key += value.units() / EVAL_SCALE;
             board.undo();
         }
@@ -111,7 +111,7 @@ const THREE_PLY_EMPTIES: u32 = 23;
 
 /// Negamax value of `board` to `depth` plies with `eval`, fail-soft within `(alpha, beta)`
 /// (for ordering only).
-fn shallow_value(
+fn ordering_negamax(
     board: &mut Board,
     eval: &Evaluator,
     depth: u32,
@@ -126,7 +126,7 @@ fn shallow_value(
     for square in bits::squares(moves) {
         let flipped = board.flips(square);
         board.apply_flips(square, flipped);
-        let value = -shallow_value(board, eval, depth - 1, -beta, -alpha);
+        let value = -ordering_negamax(board, eval, depth - 1, -beta, -alpha);
         board.undo();
         if value > best {
             best = value;

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::{Fault, FaultKind, Limits, MoveRequest, Player};
 use crate::board::{Board, Color, Move};
-use crate::formats::ggf::{Clock, GgfGame, GgfMove};
+use crate::formats::ggf::{GgfClock, GgfGame, GgfMove};
 use crate::score::Discs;
 
 /// How a game ended.
@@ -51,7 +51,7 @@ fn new_record(names: [&str; 2], opening: &[Move], limits: &Limits) -> GgfGame {
         ("PW".into(), names[1].into()),
     ];
     if let Some(main) = limits.game_time {
-        let clock = Clock {
+        let clock = GgfClock {
             main: main.as_secs_f64(),
             increment: 0.0,
             grace: 0.0,

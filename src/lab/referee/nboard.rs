@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use super::engine::EngineProcess;
 use super::{EngineMove, Fault, FaultKind, Limits, MoveRequest, Player};
-use crate::formats::ggf::{self, Clock, GgfGame, GgfMove};
+use crate::formats::ggf::{self, GgfClock, GgfGame, GgfMove};
 use crate::search::Level;
 
 /// An NBoard engine process and what it has been told.
@@ -52,14 +52,14 @@ fn engine_view(game: &GgfGame, limits: &Limits) -> GgfGame {
     view.tags = game.tags.clone();
     let per_move = limits.move_time.filter(|_| limits.game_time.is_none());
     if let Some(time) = limits.game_time {
-        let clock = Clock {
+        let clock = GgfClock {
             main: time.as_secs_f64(),
             increment: 0.0,
             grace: 0.0,
         };
         view.clocks = [Some(clock), Some(clock)];
     } else if let Some(time) = per_move {
-        let clock = Clock {
+        let clock = GgfClock {
             main: time.as_secs_f64(),
             increment: time.as_secs_f64(),
             grace: 0.0,

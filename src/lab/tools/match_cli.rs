@@ -42,7 +42,9 @@ use crate::formats::openings::{self, Opening};
 use crate::lab::referee::identity::identify;
 use crate::lab::referee::sprt::{PairedSprt, Sprt};
 use crate::lab::referee::stats::{EloEstimate, Tally};
-use crate::lab::referee::{self, EngineLog, EngineSpec, Flow, GameReport, Limits, MatchConfig};
+use crate::lab::referee::{
+    self, EngineLog, EngineSpec, GameReport, Limits, MatchConfig, MatchFlow,
+};
 use crate::protocol::Protocol;
 use crate::score::Discs;
 use crate::search::time::saturating_seconds;
@@ -259,7 +261,7 @@ pub fn run(args: &[String]) -> Result<()> {
     if decided {
         eprintln!("match: the SPRT reached its verdict in the games already played");
     }
-    let on_game = |report: &GameReport| -> Flow {
+    let on_game = |report: &GameReport| -> MatchFlow {
         done += 1;
         tallies[0].add(report.disc_diff(0));
         tallies[1].add(report.disc_diff(1));
@@ -271,11 +273,11 @@ pub fn run(args: &[String]) -> Result<()> {
         if let Err(err) = written {
             write_error.get_or_insert(err);
         }
-        let mut flow = Flow::Continue;
+        let mut flow = MatchFlow::Continue;
         let mut llr = String::new();
         if let Some(sprt) = &mut sprt {
             if sprt.add_game(report.index, report.points(0)) {
-                flow = Flow::Stop;
+                flow = MatchFlow::Stop;
             }
             llr = format!("  llr {:.2}", sprt.llr());
         }

@@ -66,7 +66,7 @@ pub struct Bounds {
 
 /// An entry as stored: fields as in the module doc.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Entry {
+struct BoundEntry {
     check: u32,
     lower: i8,
     upper: i8,
@@ -77,7 +77,7 @@ struct Entry {
     worth: u8,
 }
 
-impl Entry {
+impl BoundEntry {
     /// The stored word: check in bits 0-31, lower bound 32-39, upper bound 40-47, best move
     /// 48-54, tag 55-57, worth 58-63. An empty entry is a zero word.
     #[inline]
@@ -90,10 +90,10 @@ impl Entry {
             | u64::from(self.worth) << 58
     }
 
-    /// Reads the word written by [`Entry::encode`].
+    /// Reads the word written by [`BoundEntry::encode`].
     #[inline]
-    fn decode(word: u64) -> Entry {
-        Entry {
+    fn decode(word: u64) -> BoundEntry {
+        BoundEntry {
             check: word as u32,
             lower: (word >> 32) as u8 as i8,
             upper: (word >> 40) as u8 as i8,
@@ -184,7 +184,7 @@ impl BoundTable {
             // One load: the whole entry as one writer left it.
             let word = word.load(Relaxed);
             if word as u32 == check {
-                let entry = Entry::decode(word);
+                let entry = BoundEntry::decode(word);
                 if entry.tag != 0 {
                     return Some(entry.bounds());
                 }
@@ -229,7 +229,7 @@ impl BoundTable {
         let mut victim = 0;
         let mut victim_rank = u32::MAX;
         for (i, word) in bucket[..BUCKET_ENTRIES].iter().enumerate() {
-            let entry = Entry::decode(word.load(Relaxed));
+            let entry = BoundEntry::decode(word.load(Relaxed));
             if entry.tag == 0 {
                 // Entries fill a bucket in order and are never emptied one by one: no later
                 // entry can hold the position.
@@ -263,7 +263,7 @@ impl BoundTable {
                 victim = i;
             }
         }
-        let entry = Entry {
+        let entry = BoundEntry {
             check,
             lower,
             upper,
@@ -293,14 +293,14 @@ mod tests {
 
     #[test]
     fn entries_round_trip_and_zero_words_are_empty() {
-        assert_eq!(Entry::decode(0).tag, 0);
+        assert_eq!(BoundEntry::decode(0).tag, 0);
         for (lower, upper, best, tag, worth) in [
             (-64, 64, 64, MAX_TAG, MAX_WORTH),
             (-64, -64, 0, 1, 0),
             (64, 64, 1, 3, 17),
             (-3, 5, 33, EXACT, 40),
         ] {
-            let entry = Entry {
+            let entry = BoundEntry {
                 check: 0xdead_beef,
                 lower,
                 upper,
@@ -308,7 +308,7 @@ mod tests {
                 tag,
                 worth,
             };
-            assert_eq!(Entry::decode(entry.encode()), entry);
+            assert_eq!(BoundEntry::decode(entry.encode()), entry);
         }
     }
 
