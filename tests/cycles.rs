@@ -8,19 +8,12 @@
 //! with its own parts (`mod pattern; pub use pattern::Weights;`) is not an import, and unit
 //! tests (from a file's `#[cfg(test)]` module on) are not part of the module graph.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+mod common;
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use common::rust_files;
 
 /// The module of a file relative to `src/`: `["eval", "pattern"]`; `lib.rs` and `main.rs`
 /// are the root, `[]`.

@@ -11,8 +11,12 @@
 //! named is closed). It also fails when one of those is gone, so that the list only shrinks
 //! and stays true.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use common::rust_files;
 
 /// The layers, lowest first; modules of one layer may import each other.
 const LAYERS: &[&[&str]] = &[
@@ -39,17 +43,6 @@ const MACROS: &[(&str, &str)] = &[("out", "cli"), ("outln", "cli")];
 
 fn rank(module: &str) -> Option<usize> {
     LAYERS.iter().position(|layer| layer.contains(&module))
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 /// The top module a file belongs to: `src/eval/pattern.rs` and `src/eval.rs` are `eval`.

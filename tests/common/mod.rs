@@ -383,3 +383,16 @@ pub fn gtp(engine: &mut Engine, command: &str) -> (bool, String) {
     }
     (ok, text)
 }
+
+/// Every `.rs` file below `dir`, into `out` (the source scans of tests/layers.rs and
+/// tests/cycles.rs).
+pub fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
