@@ -653,3 +653,111 @@ impl Search {
         self.pv_len[ply] = child_len + 1;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::pattern::random_board;
+    use crate::rng::Rng;
+    use std::sync::atomic::AtomicBool;
+
+    /// A one-thread full-width searcher without a table: values are plain minimax values.
+    fn full_width() -> Search {
+        let mut search = Search::new(1);
+        search.set_threads(1);
+        search.set_selectivity(None);
+        search.set_table_enabled(false);
+        search
+    }
+
+    fn discs(n: i32) -> Score {
+        Score::from_discs(Discs::new(n))
+    }
+
+    /// Midgame positions with a legal move for the side to move.
+    fn positions(seed: u64) -> Vec<Board> {
+        let mut rng = Rng::new(seed);
+        [8, 14, 20, 26, 32]
+            .iter()
+            .map(|&plies| random_board(&mut rng, plies))
+            .filter(|board| board.has_legal_move() && board.empties() > 20)
+            .collect()
+    }
+
+    #[test]
+    fn a_window_gives_the_value_inside_it_and_a_true_bound_outside() {
+        let flag = AtomicBool::new(false);
+        let stop = StopCheck::new(&flag);
+        let mut search = full_width();
+        let mut checked = 0;
+        for mut board in positions(3) {
+            for depth in 1..=4 {
+                let full = search.alphabeta(&mut board, depth, -INF, INF, 1, &stop);
+                for (low, high) in [
+                    (full - discs(3), full + discs(3)),
+                    (full + discs(1), full + discs(10)),
+                    (full - discs(10), full - discs(1)),
+                    (full, full + UNIT),
+                    (full - UNIT, full),
+                ] {
+                    let value = search.alphabeta(&mut board, depth, low, high, 1, &stop);
+                    if value <= low {
+                        assert!(full <= value, "fail low {value:?} under {full:?}");
+                    } else if value >= high {
+                        assert!(full >= value, "fail high {value:?} over {full:?}");
+                    } else {
+                        assert_eq!(value, full, "inside ({low:?}, {high:?})");
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 60, "{checked} windows");
+    }
+
+    #[test]
+    fn a_wrong_aspiration_guess_costs_re_searches_not_the_value() {
+        let flag = AtomicBool::new(false);
+        let stop = StopCheck::new(&flag);
+        let mut search = full_width();
+        for mut board in positions(7) {
+            let depth = 4;
+            let mut roots = root_moves(&board);
+            let truth = search
+                .root_iteration(&mut board, depth, &mut roots, 1, Score::ZERO, &stop)
+                .unwrap();
+            assert_eq!(
+                truth,
+                search.alphabeta(&mut board, depth, -INF, INF, 1, &stop),
+                "the root's value is the node's"
+            );
+            for guess in [truth + discs(20), truth - discs(20), truth] {
+                let mut roots = root_moves(&board);
+                let value = search
+                    .root_iteration(&mut board, depth, &mut roots, 1, guess, &stop)
+                    .unwrap();
+                assert_eq!(value, truth, "guess {guess:?}");
+                assert_eq!(
+                    roots[0].score, truth,
+                    "the best root move carries the value"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_raised_stop_flag_ends_the_root_iteration_without_a_value() {
+        let flag = AtomicBool::new(true);
+        let stop = StopCheck::new(&flag);
+        let mut search = full_width();
+        let mut board = positions(11).remove(0);
+        let mut roots = root_moves(&board);
+        let before = board.clone();
+        search.next_poll = 0;
+        assert_eq!(
+            search.root_iteration(&mut board, 8, &mut roots, 1, Score::ZERO, &stop),
+            None
+        );
+        assert_eq!(board, before, "the board is restored");
+    }
+}
