@@ -546,10 +546,15 @@ class Engine:
             self._analysis = None
             analysis._finish()
 
-    @staticmethod
-    def _check_playable(position: Position) -> None:
+    def _begin(self, position: Position) -> bool:
+        """Readies a request about ``position``: the engine open, no analysis running, the
+        game not over (``ValueError``). True when the side to move must pass, which is
+        answered without asking the engine."""
+        self._check_open()
+        self._finish_analysis()
         if position.is_game_over():
             raise ValueError("the game is over: no move to ask for")
+        return position.must_pass()
 
     # ----- the API --------------------------------------------------------------------
 
@@ -891,10 +896,7 @@ class GtpEngine(Engine):
         return move, False
 
     def play(self, position: Position, limit: Limit = Limit(), *, timeout: Optional[float] = None) -> PlayResult:
-        self._check_open()
-        self._finish_analysis()
-        self._check_playable(position)
-        if position.must_pass():
+        if self._begin(position):
             return PlayResult(move=PASS, pv=[PASS])
         move, resigned, elapsed, text = self._ask_move(position, limit, timeout, "genmove")
         if self._known is not None:
@@ -930,10 +932,7 @@ class GtpEngine(Engine):
         """GTP has no analysis: the engine's move (``reg_genmove`` when the engine knows
         it, else ``genmove`` and ``undo``) is the one and only :class:`Info`. ``multipv``
         is ignored."""
-        self._check_open()
-        self._finish_analysis()
-        self._check_playable(position)
-        if position.must_pass():
+        if self._begin(position):
             return AnalysisResult(self, iter([Info(pv=[PASS], kind="move")]))
         regular = "reg_genmove" in self.commands
         move, resigned, elapsed, text = self._ask_move(
@@ -1083,10 +1082,7 @@ class NBoardEngine(Engine):
             raise EngineError(f"engine {self.name}: malformed line ({e}): {line!r}") from None
 
     def play(self, position: Position, limit: Limit = Limit(), *, timeout: Optional[float] = None) -> PlayResult:
-        self._check_open()
-        self._finish_analysis()
-        self._check_playable(position)
-        if position.must_pass():
+        if self._begin(position):
             return PlayResult(move=PASS, pv=[PASS])
         try:
             self._send_game(position, limit)

@@ -34,7 +34,7 @@ impl GtpPlayer {
 
     /// Sends a command and reads its response: `Ok(Ok(text))` for `=`, `Ok(Err(text))` for
     /// `?`. Output before the response that is not part of one is ignored.
-    fn command(
+    pub(super) fn command(
         &mut self,
         command: &str,
         deadline: Instant,

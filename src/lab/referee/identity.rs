@@ -1,10 +1,11 @@
 //! What an engine says it is, for the match record: a GTP engine's `name` and `version`, an
 //! NBoard engine's `set myname`. The referee asks before the first game, in a process of its
-//! own that is then stopped.
+//! own that is then stopped (killed, as the referee stops every engine).
 
 use std::time::{Duration, Instant};
 
 use super::engine::{EngineLog, EngineProcess};
+use super::gtp::GtpPlayer;
 use super::{detect_protocol, EngineSpec, Fault};
 use crate::protocol::Protocol;
 
@@ -19,42 +20,26 @@ pub fn identify(spec: &EngineSpec, log: &EngineLog, timeout: Duration) -> String
             Err(err) => return format!("unknown ({err:#})"),
         },
     };
+    // The process is stopped when it is dropped, after the answers.
     let asked = EngineProcess::spawn(spec, log).and_then(|mut process| {
         let deadline = Instant::now() + timeout;
-        let answer = match protocol {
-            Protocol::Gtp => ask_gtp(&mut process, deadline),
+        match protocol {
+            Protocol::Gtp => ask_gtp(process, deadline),
             Protocol::Nboard => ask_nboard(&mut process, deadline),
-        };
-        let _ = process.send("quit");
-        answer
+        }
     });
     asked.unwrap_or_else(|fault| format!("unknown ({fault})"))
 }
 
 /// `name` and `version`, joined; a refused command is left out.
-fn ask_gtp(process: &mut EngineProcess, deadline: Instant) -> Result<String, Fault> {
+fn ask_gtp(process: EngineProcess, deadline: Instant) -> Result<String, Fault> {
+    let mut player = GtpPlayer::new(process);
     let mut words = Vec::new();
     for command in ["name", "version"] {
-        process.send(command)?;
-        let (accepted, mut text) = loop {
-            let line = process.recv(deadline)?;
-            if let Some(rest) = line.strip_prefix('=') {
-                break (true, rest.trim().to_string());
+        if let Ok(text) = player.command(command, deadline)? {
+            if !text.is_empty() {
+                words.push(text.replace('\n', " "));
             }
-            if let Some(rest) = line.strip_prefix('?') {
-                break (false, rest.trim().to_string());
-            }
-        };
-        loop {
-            let line = process.recv(deadline)?;
-            if line.trim().is_empty() {
-                break;
-            }
-            text.push(' ');
-            text.push_str(line.trim());
-        }
-        if accepted && !text.is_empty() {
-            words.push(text);
         }
     }
     Ok(if words.is_empty() {

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{ensure, Context, Result};
 
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
-use crate::board::patterns::{pow3, SHAPES};
+use crate::board::patterns::pattern_tables;
 use crate::eval::pattern::{layout, stage_of, PatternEval, Weights};
 use crate::formats::{pattern_nets, samples};
 use crate::lab::training::pattern_nets::generate;
@@ -129,31 +129,30 @@ fn report(weights: &Weights, path: &Path) -> Result<()> {
 
 /// The mean absolute errors in discs of `weights` on the training and held-out records.
 fn mean_errors(weights: &Weights, samples: &samples::Samples) -> Result<(f64, f64)> {
-    let squares: Vec<u8> = SHAPES.iter().map(|s| s.squares.len() as u8).collect();
-    ensure!(
-        samples.layout.shapes == squares,
-        "the samples are for shapes of {:?} squares, this build's {squares:?}",
-        samples.layout.shapes
-    );
     let layout = layout();
-    let mut shape_offsets = Vec::new();
-    let mut offset = 0;
-    for &n in &squares {
-        shape_offsets.push(offset);
-        offset += pow3(usize::from(n));
-    }
-    let copy_offsets: Vec<usize> = samples
-        .layout
+    // The same pattern set (shapes and squares) and the same copies in the same order: the
+    // build's own offsets then place every look-up.
+    ensure!(
+        samples.layout.pattern_set == layout.pattern_set_id,
+        "the samples are for pattern set {:08x}, this build's is {:08x}",
+        samples.layout.pattern_set,
+        layout.pattern_set_id
+    );
+    let copies: Vec<u8> = pattern_tables()
         .copies
         .iter()
-        .map(|&shape| shape_offsets[usize::from(shape)])
+        .map(|copy| copy.shape as u8)
         .collect();
+    ensure!(
+        samples.layout.copies == copies,
+        "the samples' pattern copies are not this build's"
+    );
     let mut sums = [(0.0f64, 0u64); 2];
     for record in &samples.records {
         let stage = stage_of(u32::from(record.empties), weights.stages());
         let table = &weights.tables[stage];
         let mut raw = i32::from(weights.bias[stage]);
-        for (lookup, &base) in record.lookups.iter().zip(&copy_offsets) {
+        for (lookup, &base) in record.lookups.iter().zip(&layout.copy_offsets) {
             raw += i32::from(table[base + usize::from(*lookup)]);
         }
         raw += i32::from(table[layout.mobility_offset + usize::from(record.lookups[54])]);
