@@ -14,9 +14,15 @@ import pytest
 PYTHON_DIR = Path(__file__).resolve().parent.parent
 REPO_ROOT = PYTHON_DIR.parent
 
-# Test the package in this tree, installed or not.
-if str(PYTHON_DIR) not in sys.path:
-    sys.path.insert(0, str(PYTHON_DIR))
+# The package under test is the installed one (`pip install ./python` builds its compiled
+# part, tsuru._native); the source folder alone cannot be imported without it.
+try:
+    import tsuru._native  # noqa: F401
+except ImportError as err:  # pragma: no cover - a setup error, reported once
+    raise pytest.UsageError(
+        f"the tsuru package is not installed with its compiled part ({err}); "
+        "run `python3 -m pip install ./python` from the repository root first"
+    ) from err
 
 GRHINO = "/usr/games/gtp-rhino"
 FAKE_ENGINE = Path(__file__).resolve().parent / "fake_gtp_engine.py"

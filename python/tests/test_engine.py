@@ -434,8 +434,6 @@ def test_no_engine_left_behind_at_exit(fake_engine: List[str], tmp_path) -> None
     script.write_text(
         textwrap.dedent(
             f"""
-            import sys
-            sys.path.insert(0, {str(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))!r})
             from tsuru.engine import Engine
             engine = Engine.popen({[*fake_engine, "silent-genmove"]!r})
             engine._process.send("genmove b")

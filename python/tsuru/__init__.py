@@ -1,23 +1,60 @@
-"""tsuru: Python tools for the tsuru Othello engine.
+"""tsuru: the tsuru Othello engine in Python.
 
-* :mod:`tsuru.othello`: an Othello position (bitboards, legal moves, passes, the
-  64-character board form, perft).
+In-process, compiled from the engine's own Rust code (:mod:`tsuru._native`):
+
+* :class:`Board`: the engine's board (legal moves, ``push``/``pop`` with exact undo, the
+  64-character form, transcripts, perft).
+* :func:`search`, :func:`solve`, :class:`Searcher`: the engine's search and exact solver
+  (depth, time, game clock or node limits, multi-PV, a :class:`Stop` flag); they run
+  without the GIL, so several run at once in threads.
+* :func:`evaluate`: the pattern evaluation; :class:`Book`: opening books.
+* :mod:`tsuru.data`: OBF problem sets and self-play shards as NumPy arrays.
+
+In pure Python:
+
+* :mod:`tsuru.othello`: a small Othello position (bitboards, legal moves, passes, perft).
 * :mod:`tsuru.engine`: a client that drives any Othello engine over pipes, in GTP or
   NBoard protocol v2, in the manner of python-chess's ``chess.engine``.
 
-Pure Python for now; a compiled extension module may later join this package.
+Moves are ints everywhere: a square ``0..63`` (``a1`` = 0, ``h1`` = 7, ``h8`` = 63) or
+:data:`PASS` (64); :func:`move_name` and :func:`parse_move` convert.
 """
 
 from types import ModuleType
 
 from . import othello
+from ._native import (
+    ENGINE_VERSION,
+    Board,
+    Book,
+    BookMove,
+    Line,
+    Searcher,
+    SearchResult,
+    Stop,
+    evaluate,
+    search,
+    solve,
+)
 from .othello import BLACK, PASS, WHITE, Color, IllegalMoveError, Position, move_name, parse_move
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Board",
+    "Book",
+    "BookMove",
+    "Line",
+    "Searcher",
+    "SearchResult",
+    "Stop",
+    "search",
+    "solve",
+    "evaluate",
+    "ENGINE_VERSION",
     "othello",
     "engine",
+    "data",
     "Position",
     "Color",
     "BLACK",
@@ -30,9 +67,11 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> ModuleType:  # lazy: "import tsuru" does not start threads or register atexit
-    if name == "engine":
+def __getattr__(name: str) -> ModuleType:
+    # Lazy: "import tsuru" neither starts threads nor registers atexit (engine), nor
+    # imports NumPy (data).
+    if name in ("engine", "data"):
         import importlib
 
-        return importlib.import_module(".engine", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
