@@ -201,14 +201,51 @@ impl Sub for Score {
 /// What the two units have in common, for the search machinery written once for both (the
 /// transposition table's entries, the split points of a parallel search): ordering, window
 /// arithmetic, and the bare integer in the type's own unit that such machinery packs into
-/// its words. No conversion between units: a value comes back as the type it went in.
+/// its words. No conversion between units: a value comes back as the type it went in, and
+/// only through [`from_stored`], so no other code makes a value from a bare integer:
+///
+/// ```compile_fail
+/// // Outside the crate there is no way back from a bare integer.
+/// let forged: tsuru::score::Score = tsuru::score::from_stored(5);
+/// ```
+///
+/// ```compile_fail
+/// use tsuru::score::{Score, Value};
+/// let forged = <Score as tsuru::score::raw::FromRaw>::from_raw(5, todo!());
+/// ```
 pub trait Value:
-    Copy + Ord + Default + fmt::Debug + Neg<Output = Self> + Add<Output = Self> + Sub<Output = Self>
+    raw::FromRaw
+    + Copy
+    + Ord
+    + Default
+    + fmt::Debug
+    + Neg<Output = Self>
+    + Add<Output = Self>
+    + Sub<Output = Self>
 {
     /// The value as its bare integer, in its own unit.
     fn raw(self) -> i32;
-    /// The value whose bare integer is `raw`, as [`Value::raw`] gave it.
-    fn from_raw(raw: i32) -> Self;
+}
+
+/// The way back from a bare integer, callable only from this module: the method needs an
+/// [`raw::Inside`], which only this module can make.
+mod raw {
+    /// Proof that the caller is the score module.
+    pub struct Inside(pub(super) ());
+
+    /// A value from its bare integer ([`super::Value::raw`]).
+    pub trait FromRaw {
+        /// The value whose bare integer is `raw`.
+        fn from_raw(raw: i32, inside: Inside) -> Self;
+    }
+}
+
+/// The value whose bare integer a table stored ([`Value::raw`] gave it): for the search's
+/// tables, which keep values as bare integers in their words and give them back as the type
+/// that went in.
+#[inline]
+pub(crate) fn from_stored<V: Value>(raw: i32) -> V {
+    V::from_raw(raw, raw::Inside(()))
 }
 
 impl Value for Discs {
@@ -216,8 +253,11 @@ impl Value for Discs {
     fn raw(self) -> i32 {
         self.0
     }
+}
+
+impl raw::FromRaw for Discs {
     #[inline]
-    fn from_raw(raw: i32) -> Discs {
+    fn from_raw(raw: i32, _: raw::Inside) -> Discs {
         Discs(raw)
     }
 }
@@ -227,8 +267,11 @@ impl Value for Score {
     fn raw(self) -> i32 {
         self.0
     }
+}
+
+impl raw::FromRaw for Score {
     #[inline]
-    fn from_raw(raw: i32) -> Score {
+    fn from_raw(raw: i32, _: raw::Inside) -> Score {
         Score(raw)
     }
 }
@@ -289,8 +332,12 @@ mod tests {
     #[test]
     fn the_bare_integers_come_back_as_they_went_in() {
         for raw in [-6500, -1, 0, 7, 6500] {
-            assert_eq!(Score::from_raw(raw).raw(), raw);
-            assert_eq!(Discs::from_raw(raw).raw(), raw);
+            assert_eq!(from_stored::<Score>(raw).raw(), raw);
+            assert_eq!(from_stored::<Discs>(raw).raw(), raw);
+            assert_eq!(
+                from_stored::<Score>(Score::from_units(raw).raw()),
+                Score::from_units(raw)
+            );
             assert_eq!(Score::from_units(raw).units(), raw);
             assert_eq!(Discs::new(raw).get(), raw);
         }

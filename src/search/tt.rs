@@ -33,7 +33,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use super::buckets::{Buckets, GENERATION_WORD};
 use crate::board::Square;
-use crate::score::{Score, Value};
+use crate::score::{from_stored, Score, Value};
 
 /// Entries per bucket (five entries and their generations in a 64-byte cache line).
 pub const BUCKET_ENTRIES: usize = 5;
@@ -92,7 +92,7 @@ impl<V: Value> Entry<V> {
     /// The stored score.
     #[inline]
     pub fn score(&self) -> V {
-        V::from_raw(i32::from(self.score))
+        from_stored(i32::from(self.score))
     }
 
     /// The stored bound kind.
