@@ -725,3 +725,252 @@ impl Search {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{notation, Square};
+    use crate::rng::Rng;
+    use crate::score::Discs;
+
+    /// Plain minimax of the final disc difference for the side to move (a pass is a ply).
+    fn minimax(board: &mut Board) -> Discs {
+        if board.is_game_over() {
+            return board.final_score(board.side_to_move());
+        }
+        if board.must_pass() {
+            board.make_pass();
+            let value = -minimax(board);
+            board.undo();
+            return value;
+        }
+        let mut best = -Discs::INFINITY;
+        let mut moves = board.legal_moves();
+        while moves != 0 {
+            let square = Square::from_lowest_bit(moves);
+            moves &= moves - 1;
+            board.play(Move::Play(square)).unwrap();
+            best = best.max(-minimax(board));
+            board.undo();
+        }
+        best
+    }
+
+    /// A position `empties` from the end of a random game (`None` if it ended before).
+    fn random_board(rng: &mut Rng, empties: u32) -> Option<Board> {
+        let mut board = Board::start();
+        while board.empties() > empties {
+            if board.is_game_over() {
+                return None;
+            }
+            if board.must_pass() {
+                board.make_pass();
+            } else {
+                board
+                    .play(Move::Play(rng.pick(board.legal_moves())))
+                    .unwrap();
+            }
+        }
+        (!board.is_game_over()).then(|| board.without_history())
+    }
+
+    fn iterate(
+        search: &mut Search,
+        board: &Board,
+        limits: &SearchLimits,
+    ) -> (SearchResult, Vec<SearchInfo>) {
+        let stop = AtomicBool::new(false);
+        let mut infos = Vec::new();
+        let result = search.iterate(board, limits, &stop, &mut |info| infos.push(info.clone()));
+        (result, infos)
+    }
+
+    fn level(n: u32) -> SearchLimits {
+        SearchLimits::for_level(Level::new(n).unwrap())
+    }
+
+    #[test]
+    fn solves_exactly_within_the_levels_empties() {
+        let mut rng = Rng::new(60);
+        let mut search = Search::new(4);
+        search.set_threads(1);
+        let mut solved = 0;
+        while solved < 25 {
+            let empties = 6 + rng.below(4) as u32;
+            let Some(mut board) = random_board(&mut rng, empties) else {
+                continue;
+            };
+            let (result, infos) = iterate(&mut search, &board, &level(8));
+            let value = minimax(&mut board);
+            assert_eq!(result.depth, Depth::Exact);
+            assert_eq!(
+                result.score,
+                Score::from_discs(value),
+                "{}",
+                notation::board_to_string(&board)
+            );
+            assert!(result.completed && board.is_legal(result.best));
+            assert_eq!(result.pv.first(), Some(&result.best));
+            assert_eq!(infos.last().map(|info| info.depth), Some(Depth::Exact));
+            solved += 1;
+        }
+    }
+
+    #[test]
+    fn win_loss_draw_gives_the_sign() {
+        let mut rng = Rng::new(61);
+        let mut search = Search::new(4);
+        search.set_threads(1);
+        let mut proven = 0;
+        while proven < 15 {
+            let Some(mut board) = random_board(&mut rng, 10) else {
+                continue;
+            };
+            let limits = SearchLimits {
+                exact_empties: 0,
+                wld_empties: 10,
+                ..level(4)
+            };
+            let (result, _) = iterate(&mut search, &board, &limits);
+            let value = minimax(&mut board);
+            assert_eq!(result.depth, Depth::WinLossDraw);
+            assert_eq!(result.score, Score::from_discs(value.signum()));
+            proven += 1;
+        }
+    }
+
+    #[test]
+    fn midgame_iterations_deepen_in_order_with_every_line() {
+        let mut board = Board::start();
+        notation::play_moves(
+            &mut board,
+            &notation::parse_transcript("f5d6c3d3c4").unwrap(),
+        )
+        .unwrap();
+        let mut search = Search::new(4);
+        search.set_threads(1);
+        let limits = SearchLimits {
+            multi_pv: 3,
+            ..level(8)
+        };
+        let (result, infos) = iterate(&mut search, &board, &limits);
+        let depths: Vec<Depth> = infos.iter().map(|info| info.depth).collect();
+        // Past depth 2 only even depths are searched.
+        assert_eq!(
+            depths,
+            [1, 2, 4, 6, 8].map(Depth::Plies).to_vec(),
+            "{depths:?}"
+        );
+        assert!(infos.windows(2).all(|w| w[0].nodes <= w[1].nodes));
+        assert_eq!(result.depth, Depth::Plies(8));
+        assert!(result.completed);
+        assert_eq!(result.lines.len(), 3);
+        assert!(result.lines.windows(2).all(|w| w[0].score >= w[1].score));
+        assert_eq!(
+            (result.best, result.score),
+            (result.lines[0].mv, result.lines[0].score)
+        );
+        for line in &result.lines {
+            assert!(board.is_legal(line.mv) && line.pv[0] == line.mv);
+        }
+    }
+
+    #[test]
+    fn finished_games_and_forced_passes() {
+        let mut search = Search::new(4);
+        search.set_threads(1);
+        // A wipe-out: Black has every disc and the game is over.
+        let mut over = Board::start();
+        notation::play_moves(
+            &mut over,
+            &notation::parse_transcript("e6f4e3f6g5d6e7f5c5").unwrap(),
+        )
+        .unwrap();
+        assert!(over.is_game_over());
+        let (result, infos) = iterate(&mut search, &over, &level(8));
+        assert_eq!((result.best, result.depth), (Move::Pass, Depth::Exact));
+        assert_eq!(
+            result.score,
+            Score::from_discs(over.final_score(over.side_to_move()))
+        );
+        assert!(infos.is_empty() && result.completed);
+        // Black to move must pass after these moves.
+        let mut pass = Board::start();
+        notation::play_moves(
+            &mut pass,
+            &notation::parse_transcript("d3c3e6d2d1e1b2c1").unwrap(),
+        )
+        .unwrap();
+        assert!(pass.must_pass());
+        let (result, _) = iterate(&mut search, &pass, &level(6));
+        assert_eq!(result.best, Move::Pass);
+        assert_eq!(result.pv.first(), Some(&Move::Pass));
+    }
+
+    #[test]
+    fn a_node_limit_stops_the_search() {
+        let mut rng = Rng::new(62);
+        let board = random_board(&mut rng, 40).unwrap();
+        let mut search = Search::new(4);
+        search.set_threads(1);
+        let limits = SearchLimits {
+            nodes: Some(20_000),
+            ..level(60)
+        };
+        let (result, _) = iterate(&mut search, &board, &limits);
+        assert!(!result.completed);
+        assert!(result.nodes < 40_000, "{} nodes", result.nodes);
+        assert!(board.is_legal(result.best));
+    }
+
+    #[test]
+    fn a_solve_that_cannot_finish_in_time_is_not_started() {
+        let mut rng = Rng::new(63);
+        let board = random_board(&mut rng, 30).unwrap();
+        let mut search = Search::new(4);
+        search.set_threads(1);
+        let budget = TimeBudget::per_move(Duration::from_millis(50));
+        assert!(!budget.affords_solve(30));
+        let limits = SearchLimits {
+            time: Some(budget),
+            ..level(60)
+        };
+        let (result, _) = iterate(&mut search, &board, &limits);
+        // The midgame search deepened instead; it is not a completed solve.
+        assert!(
+            matches!(result.depth, Depth::Plies(d) if d >= 4),
+            "{:?}",
+            result.depth
+        );
+        assert!(!result.completed);
+    }
+
+    #[test]
+    fn a_pondering_search_waits_for_its_budget() {
+        let mut rng = Rng::new(64);
+        let board = random_board(&mut rng, 36).unwrap();
+        let mut search = Search::new(4);
+        search.set_threads(1);
+        let live = Arc::new(LiveBudget::new());
+        let limits = SearchLimits {
+            time: Some(TimeBudget::per_move(Duration::from_millis(30))),
+            ..level(60)
+        };
+        let stop = AtomicBool::new(false);
+        let started = Instant::now();
+        std::thread::scope(|scope| {
+            let starter = live.clone();
+            scope.spawn(move || {
+                std::thread::sleep(Duration::from_millis(150));
+                // The move expected was played: the budget counts from now.
+                starter.start(Some(TimeBudget::per_move(Duration::from_millis(30))));
+            });
+            let result =
+                search.iterate_pondering(&board, &limits, live.clone(), &stop, &mut |_| {});
+            // No deadline before the budget started, then 30 ms of it.
+            assert!(started.elapsed() >= Duration::from_millis(150));
+            assert!(started.elapsed() < Duration::from_secs(5));
+            assert!(board.is_legal(result.best));
+        });
+    }
+}

@@ -485,3 +485,121 @@ fn final_diff(view: BitView, empties: i32) -> Discs {
         _ => 0,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::testkit::{minimax, random_view};
+    use super::*;
+    use crate::rng::Rng;
+
+    #[test]
+    fn final_diff_is_the_games_score() {
+        let mut rng = Rng::new(54);
+        let mut finished = 0;
+        for empties in 0..=8 {
+            for _ in 0..300 {
+                let Some(view) = random_view(&mut rng, empties) else {
+                    continue;
+                };
+                let score = final_diff(view, view.empties() as i32);
+                assert_eq!(score, bits::final_score(view.player, view.opponent));
+                if view.mobility() == 0 && view.passed().mobility() == 0 {
+                    finished += 1;
+                    assert_eq!(score, minimax(view), "{view:?}");
+                }
+            }
+        }
+        assert!(finished > 10, "only {finished} finished games");
+    }
+
+    #[test]
+    fn stability_bound_is_never_below_the_value() {
+        let mut rng = Rng::new(55);
+        let (mut computed, mut cuts) = (0, 0);
+        for _ in 0..3000 {
+            let empties = 1 + rng.below(9) as u32;
+            let Some(view) = random_view(&mut rng, empties) else {
+                continue;
+            };
+            let value = minimax(view);
+            for alpha in [-64, -20, 0, 20, 40, 56, 62] {
+                let alpha = Discs::new(alpha);
+                if let Some(bound) = stability_bound(view, alpha) {
+                    computed += 1;
+                    assert!(
+                        value <= bound,
+                        "{view:?}: value {value} above bound {bound}"
+                    );
+                    cuts += usize::from(bound <= alpha);
+                }
+            }
+        }
+        // The test covers both outcomes: bounds that cut and bounds that do not.
+        assert!(
+            computed > 100 && cuts > 10,
+            "{computed} bounds, {cuts} cuts"
+        );
+    }
+
+    #[test]
+    fn stability_bound_is_skipped_only_where_it_cannot_cut_much() {
+        let mut rng = Rng::new(56);
+        for _ in 0..500 {
+            let Some(view) = random_view(&mut rng, 10) else {
+                continue;
+            };
+            let most = 64 - 2 * view.opponent.count_ones() as i32;
+            // Skipped: alpha is more than the slack below the count's own bound.
+            assert_eq!(
+                stability_bound(view, Discs::new(most - STABILITY_SLACK - 1)),
+                None
+            );
+            assert!(stability_bound(view, Discs::new(most + STABILITY_SLACK)).is_some());
+        }
+    }
+
+    #[test]
+    fn even_quadrants_hold_an_even_number_of_empties() {
+        let mut rng = Rng::new(57);
+        for _ in 0..1000 {
+            let empty = rng.next_u64() & rng.next_u64();
+            let even = even_quadrants(empty);
+            for quadrant in QUADRANTS {
+                let is_even = (empty & quadrant).count_ones().is_multiple_of(2);
+                assert_eq!(even & quadrant == quadrant, is_even);
+                assert!(even & quadrant == 0 || even & quadrant == quadrant);
+            }
+        }
+        assert_eq!(even_quadrants(0), u64::MAX);
+        assert_eq!(QUADRANTS.iter().fold(0, |acc, q| acc | q), u64::MAX);
+    }
+
+    #[test]
+    fn expectations_of_children() {
+        let (alpha, null, wide) = (Discs::new(2), Discs::new(3), Discs::new(10));
+        // Under a null window cut and all nodes alternate; under a wider one every child
+        // after the first is expected to fail low, so it is a cut node.
+        assert_eq!(Expect::Cut.child(alpha, null), Expect::All);
+        assert_eq!(Expect::All.child(alpha, null), Expect::Cut);
+        assert_eq!(Expect::Cut.child(alpha, wide), Expect::Cut);
+        assert_eq!(Expect::All.child(alpha, wide), Expect::Cut);
+        assert!(Expect::All.searches_all(alpha, null));
+        assert!(!Expect::All.searches_all(alpha, wide));
+        assert!(!Expect::Cut.searches_all(alpha, null));
+    }
+
+    #[test]
+    fn tags_rank_selective_results_below_exact_ones() {
+        let mut solver = EndgameSolver::new(1);
+        assert_eq!(solver.tag(30), EXACT_TAG);
+        let mut last = 0;
+        for level in 0..SELECTIVE_LEVELS.len() {
+            solver.level = Some(level);
+            let tag = solver.tag(PROBCUT_MIN_EMPTIES);
+            assert!(last < tag && tag < EXACT_TAG, "level {level}: tag {tag}");
+            last = tag;
+            // Below ProbCut's reach a selective pass's results are exact.
+            assert_eq!(solver.tag(PROBCUT_MIN_EMPTIES - 1), EXACT_TAG);
+        }
+    }
+}
