@@ -58,6 +58,18 @@ def grhino_bin() -> str:
     return path
 
 
+@pytest.fixture(scope="session")
+def ntest_command() -> List[str]:
+    """NTest started in $NTEST_DIR (a folder made by ../shared/tools/build-ntest.sh: the
+    binary with its coefficients); the test is skipped when it is not set."""
+    folder = os.environ.get("NTEST_DIR")
+    if not folder:
+        pytest.skip("NTest is not built here (set NTEST_DIR to a folder from build-ntest.sh)")
+    if not os.access(os.path.join(folder, "ntest"), os.X_OK):
+        pytest.fail(f"NTEST_DIR={folder} has no ntest binary")
+    return ["sh", "-c", f"cd '{folder}' && exec ./ntest x"]
+
+
 @pytest.fixture
 def fake_engine() -> List[str]:
     """The command of the fake GTP engine; append a mode (see fake_gtp_engine.py)."""

@@ -147,6 +147,22 @@ def test_full_game_tsuru_vs_grhino(engines: list, tsuru_bin: str, grhino_bin: st
         assert rhino_board(rhino) == final.board_string(sep="")[:64]
 
 
+def test_full_game_tsuru_vs_ntest_over_nboard(engines: list, tsuru_bin: str, ntest_command: List[str]) -> None:
+    ntest = start(engines, ntest_command)
+    assert isinstance(ntest, NBoardEngine)  # detected: it answers nboard 2 and ping
+    tsuru = start(engines, [tsuru_bin, "--gtp", *FLAGS, "--level", "4"])
+    for black, white in ((tsuru, ntest), (ntest, tsuru)):
+        results = play_game(black, white, Limit(depth=4))
+        final: Position = play_game.last  # type: ignore[attr-defined]
+        replay = Position()
+        for result, (mover, move) in zip(results, final.history()):
+            # NTest answers a move it has no choice about at once, without a score.
+            if (black if mover is BLACK else white) is ntest and len(replay.legal_moves()) > 1:
+                assert result.score is not None and result.move == move, result
+            replay.play(move)
+    assert ntest.name is not None and ntest.name.startswith("Ntest")  # sent after a set
+
+
 @pytest.mark.parametrize("which", ["tsuru", "grhino"])
 def test_passes_explicit_for_tsuru_implied_for_grhino(engines: list, request: pytest.FixtureRequest, which: str) -> None:
     if which == "tsuru":
