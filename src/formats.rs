@@ -1,7 +1,7 @@
 //! Every file format tsuru reads or writes, parsed at the edge into plain records of engine
 //! types: the opening book and its text form ([`book`]), GGF game records ([`ggf`]), OBF test
 //! positions ([`obf`]), opening lists ([`openings`]), validation files ([`validation`]),
-//! weights files ([`weights`]), self-play files ([`selfplay`]), positions files
+//! weights files ([`weights`]) with their one checksum ([`checksum`]), self-play files ([`selfplay`]), positions files
 //! ([`positions`]), search-value caches ([`search_cache`]), samples files for an outside
 //! trainer ([`samples`]), pattern-network files ([`pattern_nets`]) and match records
 //! ([`match_record`]), and the [`Shard`] naming one part of a job cut among machines. A
@@ -13,6 +13,7 @@
 
 pub mod book;
 pub mod bytes;
+pub mod checksum;
 pub mod edax_book;
 pub mod ggf;
 pub mod match_record;

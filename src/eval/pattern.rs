@@ -30,7 +30,7 @@ use crate::board::{bits, Board, Color, Symmetry};
 use crate::formats::weights::{self as file, StageRecord, WeightsRecord};
 use crate::score::Score;
 
-pub use crate::formats::weights::fnv1a;
+use crate::formats::checksum::fnv1a_32;
 /// Entries per side of the mobility table: mobility counts 0 to 35 (more share the last).
 pub const MOBILITY_SIDE: usize = 36;
 /// Look-ups per evaluation: one per pattern copy, then the mobility table.
@@ -149,7 +149,7 @@ pub fn layout() -> &'static Layout {
             swapped,
             canonical_entries,
             mobility_offset,
-            pattern_set_id: fnv1a(description.as_bytes()),
+            pattern_set_id: fnv1a_32(description.as_bytes()),
         }
     })
 }
@@ -489,7 +489,7 @@ mod tests {
         // The identity is the stored checksum of a sound file, and other weights have another.
         assert_eq!(
             Weights::file_id(&bytes),
-            Some(fnv1a(&bytes[..bytes.len() - 4]))
+            Some(fnv1a_32(&bytes[..bytes.len() - 4]))
         );
         assert_eq!(Weights::file_id(&damaged), None);
         assert_ne!(

@@ -33,6 +33,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::bytes::Reader;
+use super::checksum::fnv1a_64;
 use anyhow::{bail, ensure, Context, Result};
 
 use crate::board::Square;
@@ -78,13 +79,6 @@ pub const VERSION: u16 = 1;
 /// The text form's header line.
 pub const TEXT_HEADER: &str = "# tsuru book 1";
 
-/// FNV-1a, 64 bits: cheap, and any change of a byte changes it.
-fn checksum(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
-        (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
 /// The binary form of a book's positions, in the order given (a book writes them in key
 /// order).
 pub fn to_bytes(records: &[PositionRecord]) -> Vec<u8> {
@@ -110,7 +104,7 @@ pub fn to_bytes(records: &[PositionRecord]) -> Vec<u8> {
             out.extend_from_slice(&[link.square.index() as u8, link.value.get() as i8 as u8]);
         }
     }
-    let sum = checksum(&out);
+    let sum = fnv1a_64(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     out
 }
@@ -193,7 +187,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Vec<PositionRecord>> {
         bytes.len() - reader.position()
     );
     ensure!(
-        checksum(&bytes[..body]) == stored,
+        fnv1a_64(&bytes[..body]) == stored,
         "the book file is corrupted (its checksum does not match)"
     );
     Ok(entries)

@@ -26,7 +26,7 @@
 use anyhow::{ensure, Context, Result};
 
 use super::bytes::Reader;
-use super::weights::fnv1a;
+use super::checksum::fnv1a_32;
 
 /// The magic bytes at the start of a pattern-network file.
 pub const MAGIC: &[u8; 8] = b"TSURUPNN";
@@ -107,7 +107,7 @@ pub fn to_bytes(record: &PatternNetsRecord) -> Vec<u8> {
             floats(&mut out, &[net.b3]);
         }
     }
-    let checksum = fnv1a(&out);
+    let checksum = fnv1a_32(&out);
     out.extend_from_slice(&checksum.to_le_bytes());
     out
 }
@@ -122,7 +122,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<PatternNetsRecord> {
     let (body, tail) = bytes.split_at(bytes.len() - 4);
     let checksum = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
     ensure!(
-        fnv1a(body) == checksum,
+        fnv1a_32(body) == checksum,
         "pattern-network file: checksum mismatch (damaged file)"
     );
     let mut cursor = Reader::new(body, 8, "the pattern-network file is truncated");

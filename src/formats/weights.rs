@@ -21,6 +21,7 @@
 //! ```
 
 use super::bytes::Reader;
+use super::checksum::fnv1a_32;
 use anyhow::{ensure, Result};
 
 use crate::score::UNITS_PER_DISC;
@@ -33,13 +34,6 @@ pub const FORMAT_VERSION: u16 = 1;
 const ZERO_RUN: i16 = i16::MIN;
 /// The shortest file: the header and the checksum.
 const HEADER_AND_CHECKSUM: usize = 26;
-
-/// FNV-1a, 32 bits: the file's checksum, and the pattern set's identity.
-pub fn fnv1a(bytes: &[u8]) -> u32 {
-    bytes.iter().fold(0x811c_9dc5u32, |hash, &byte| {
-        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
-    })
-}
 
 /// What a weights file holds, as plain values.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,7 +89,7 @@ pub fn to_bytes(record: &WeightsRecord) -> Vec<u8> {
         }
         flush(&mut out, &mut zeros);
     }
-    let checksum = fnv1a(&out);
+    let checksum = fnv1a_32(&out);
     out.extend_from_slice(&checksum.to_le_bytes());
     out
 }
@@ -120,7 +114,7 @@ pub fn from_bytes(bytes: &[u8], pattern_set: u32, entries: usize) -> Result<Weig
     let (body, tail) = bytes.split_at(bytes.len() - 4);
     let checksum = u32::from_le_bytes(tail.try_into().expect("4 bytes"));
     ensure!(
-        fnv1a(body) == checksum,
+        fnv1a_32(body) == checksum,
         "weights file checksum mismatch (the file is damaged)"
     );
     let mut reader = Reader::new(body, 8, "the weights file is truncated");
@@ -230,7 +224,7 @@ mod tests {
         );
         assert_eq!(
             stored_checksum(&bytes),
-            Some(fnv1a(&bytes[..bytes.len() - 4]))
+            Some(fnv1a_32(&bytes[..bytes.len() - 4]))
         );
         let mut expected = record();
         for stage in &mut expected.stages {
