@@ -20,7 +20,7 @@ import pytest
 import tsuru
 from tsuru import PASS, Board, Book, IllegalMoveError, Searcher, Stop, evaluate, search, solve
 from tsuru.data import COLUMNS, read_obf, read_selfplay, selfplay_positions
-from tsuru.engine import Engine, Limit
+from tsuru.engine import Engine, Limit, as_position
 from tsuru.othello import BLACK, WHITE, Position, move_name
 
 from test_othello import FFO_1, PASS_GAME
@@ -431,3 +431,19 @@ def test_readme_example_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
     exec(compile(code, "python/README.md", "exec"), namespace)
     assert namespace["result"].kind in ("midgame", "probable", "exact", "wld")
     assert len(namespace["columns"]["player"]) > 1000
+
+
+def test_engine_client_takes_a_native_board(engines: list, tsuru_bin: str) -> None:
+    """tsuru.engine accepts a tsuru.Board wherever it takes a Position (its whole game is
+    sent), and agrees with the in-process search."""
+    board = Board(moves="f5d6c3d3c4")
+    replay = as_position(board)
+    assert replay.board_string() == board.board_string()
+    assert [move for _, move in replay.history()] == board.moves
+    for protocol in ("--nboard", "--gtp"):
+        engine = Engine.popen([tsuru_bin, protocol, "--no-book", "--threads", "1", "--hash", "16", "--level", "6"])
+        engines.append(engine)
+        result = engine.play(board, Limit(depth=6))
+        assert result.move == search(board, level=6, hash_mb=16).move
+    with pytest.raises(TypeError):
+        engines[0].play("f5d6")  # type: ignore[arg-type]

@@ -115,6 +115,22 @@ class EngineTimeoutError(EngineError, TimeoutError):
 # ----- limits and results ---------------------------------------------------------------
 
 
+def as_position(position: Any) -> Position:
+    """``position`` as a :class:`~tsuru.othello.Position`: itself, or a :class:`tsuru.Board`
+    (the compiled engine's board) replayed from its start board with its moves, so that the
+    engine gets the whole game either way."""
+    if isinstance(position, Position):
+        return position
+    start = getattr(position, "start_board_string", None)
+    moves = getattr(position, "moves", None)
+    if start is None or moves is None:
+        raise TypeError(f"a Position or a tsuru.Board is wanted, not {type(position).__name__}")
+    replay = Position(start())
+    for move in moves:
+        replay.play(move)
+    return replay
+
+
 @dataclasses.dataclass(frozen=True)
 class Limit:
     """What bounds a search.
@@ -818,6 +834,7 @@ class GtpEngine(Engine):
     def set_position(self, position: Position, timeout: Optional[float] = None) -> None:
         """Brings the engine's board to ``position`` (standard start only), without asking
         for a move: e.g. before ``command("final_score")``."""
+        position = as_position(position)
         self._check_open()
         self._finish_analysis()
         self._sync(position, self._deadline(self.timeout if timeout is None else timeout))
@@ -896,6 +913,7 @@ class GtpEngine(Engine):
         return move, False
 
     def play(self, position: Position, limit: Limit = Limit(), *, timeout: Optional[float] = None) -> PlayResult:
+        position = as_position(position)
         if self._begin(position):
             return PlayResult(move=PASS, pv=[PASS])
         move, resigned, elapsed, text = self._ask_move(position, limit, timeout, "genmove")
@@ -932,6 +950,7 @@ class GtpEngine(Engine):
         """GTP has no analysis: the engine's move (``reg_genmove`` when the engine knows
         it, else ``genmove`` and ``undo``) is the one and only :class:`Info`. ``multipv``
         is ignored."""
+        position = as_position(position)
         if self._begin(position):
             return AnalysisResult(self, iter([Info(pv=[PASS], kind="move")]))
         regular = "reg_genmove" in self.commands
@@ -1082,6 +1101,7 @@ class NBoardEngine(Engine):
             raise EngineError(f"engine {self.name}: malformed line ({e}): {line!r}") from None
 
     def play(self, position: Position, limit: Limit = Limit(), *, timeout: Optional[float] = None) -> PlayResult:
+        position = as_position(position)
         if self._begin(position):
             return PlayResult(move=PASS, pv=[PASS])
         try:
@@ -1160,6 +1180,7 @@ class NBoardEngine(Engine):
         also after ``limit.time`` seconds) is answered. The engine's clock plays no part
         (``hint`` has none): ``limit.depth`` bounds the search, ``limit.time`` is enforced
         here."""
+        position = as_position(position)
         self._check_open()
         self._finish_analysis()
         n = 1 if multipv is None else int(multipv)
