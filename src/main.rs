@@ -146,7 +146,9 @@ fn run(args: &[String]) -> Result<()> {
         outln!("{}", tsuru::identity::version_line())?;
         return Ok(());
     }
-    tsuru::protocol::run(&config)
+    // Every file the settings name is read here, once: a bad one ends the engine before it
+    // reads any input.
+    tsuru::protocol::run(tsuru::session::Loaded::load(config)?)
 }
 
 /// The subcommand called `name`, or an error suggesting the nearest one.

@@ -18,8 +18,7 @@ pub mod output;
 use std::collections::VecDeque;
 use std::sync::mpsc::{self, Receiver, Sender};
 
-use crate::config::Config;
-use crate::session::Decision;
+use crate::session::{Decision, Loaded};
 use input::Input;
 
 /// Which protocol: defined with the command line's settings ([`crate::config`]), where
@@ -88,9 +87,9 @@ impl Default for InputQueue {
     }
 }
 
-/// Runs the engine on stdin/stdout: detects the protocol (unless the configuration forces
-/// one) and runs its front end until `quit` or end of input.
-pub fn run(config: &Config) -> anyhow::Result<()> {
+/// Runs the engine on stdin/stdout with its loaded settings: detects the protocol (unless the
+/// configuration forces one) and runs its front end until `quit` or end of input.
+pub fn run(loaded: Loaded) -> anyhow::Result<()> {
     use std::io::IsTerminal;
     if std::io::stdin().is_terminal() {
         // A person typing: say what the engine expects (stderr, so a protocol never sees it).
@@ -99,7 +98,7 @@ pub fn run(config: &Config) -> anyhow::Result<()> {
     let mut queue = InputQueue::new();
     input::spawn_reader_into(std::io::stdin(), queue.sender());
     let out = output::Output::stdout();
-    let kind = match config.protocol {
+    let kind = match loaded.config.protocol {
         Some(kind) => kind,
         None => match detect_from(&mut queue, gtp::is_known_command) {
             Some(kind) => kind,
@@ -108,8 +107,8 @@ pub fn run(config: &Config) -> anyhow::Result<()> {
     };
     log::info!("speaking {kind:?}");
     match kind {
-        Protocol::Nboard => nboard::run(config, &mut queue, &out),
-        Protocol::Gtp => gtp::run(config, &mut queue, &out),
+        Protocol::Nboard => nboard::run(loaded, &mut queue, &out),
+        Protocol::Gtp => gtp::run(loaded, &mut queue, &out),
     }
 }
 

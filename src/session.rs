@@ -11,6 +11,7 @@
 //! end, a forced pass, the book's move, or a search within the level and the clock. The front
 //! end only hears the [`Decision`] through its [`DecisionListener`] and formats it.
 
+pub mod loaded;
 mod ponder;
 pub mod worker;
 
@@ -23,13 +24,13 @@ use anyhow::{bail, Result};
 use crate::board::{Board, Color, Move, Square};
 use crate::book::learn::{Learned, SearchValuer};
 use crate::book::{Book, BookChoice};
-use crate::config::{BookSetting, Config};
 use crate::formats::ggf::{GgfGame, GgfMove};
 use crate::rng::Rng;
 use crate::score::Discs;
 use crate::score::Score;
 use crate::search::time::{saturating_seconds, Clock};
 use crate::search::{Level, Search, SearchInfo, SearchLimits, SearchResult, TimeBudget};
+pub use loaded::Loaded;
 use ponder::{Phase, Plan, PonderShared};
 use worker::Worker;
 
@@ -102,41 +103,20 @@ pub struct Session {
     ponder: Option<Arc<PonderShared>>,
 }
 
-/// The book a configuration asks for and the file `learn` writes it to: `(None, None)`
-/// without a book; by default the per-user book (`crate::book::user`: its file, or the
-/// shipped book until the first `learn` makes it). A book that cannot be read is logged and
-/// left alone (never overwritten); the engine then plays without one (the shipped book,
-/// learning in memory only, when the per-user book is the unreadable one).
-fn open_book(setting: &BookSetting) -> (Option<Book>, Option<std::path::PathBuf>) {
-    let path = match setting {
-        BookSetting::Off => return (None, None),
-        BookSetting::Shipped => return crate::book::user::for_session(),
-        BookSetting::File(path) => path.clone(),
-    };
-    if !path.exists() {
-        return (Some(Book::new()), Some(path));
-    }
-    match crate::book::file::load(&path) {
-        Ok(book) => (Some(book), Some(path)),
-        Err(err) => {
-            log::error!("{err:#}; playing without a book");
-            (None, None)
-        }
-    }
-}
-
 impl Session {
-    /// A session at the start position with the command line's settings.
-    pub fn new(config: &Config) -> Session {
+    /// A session at the start position with the command line's settings and the files they
+    /// named, as [`Loaded::load`] read them.
+    pub fn new(loaded: Loaded) -> Session {
+        let Loaded {
+            config,
+            eval,
+            book,
+            book_path,
+        } = loaded;
         let mut search = Search::new(config.hash_mb);
         search.set_selectivity(config.selectivity);
         search.set_threads(config.threads);
-        // The option parser already loaded the file once, so this only fails if it changed.
-        match config.eval.build() {
-            Ok(eval) => search.set_evaluation(eval),
-            Err(err) => log::error!("evaluation: {err:#}; using the shipped weights"),
-        }
-        let (book, book_path) = open_book(&config.book);
+        search.set_evaluation(eval);
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -582,10 +562,16 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
+
+    /// A session with `config`'s settings and files.
+    fn session(config: Config) -> Session {
+        Session::new(Loaded::load(config).unwrap())
+    }
 
     #[test]
     fn failed_commands_leave_the_game_unchanged() {
-        let mut session = Session::new(&Config::default());
+        let mut session = session(Config::default());
         session.play(GgfMove::bare("f5".parse().unwrap())).unwrap();
         let before = session.game().to_ggf();
         assert!(session.play(GgfMove::bare("a1".parse().unwrap())).is_err());
@@ -597,7 +583,7 @@ mod tests {
 
     #[test]
     fn move_limits_follow_the_clock() {
-        let mut session = Session::new(&Config::default());
+        let mut session = session(Config::default());
         let game = GgfGame::parse("(;GM[Othello]TI[1:00]TY[8]BO[8 ---------------------------O*------*O--------------------------- *]B[F5//50];)").unwrap();
         session.set_game(game);
         let limits = session.move_limits(None);
@@ -610,7 +596,7 @@ mod tests {
 
     #[test]
     fn game_time_is_a_clock_less_the_movers_recorded_seconds() {
-        let mut session = Session::new(&Config {
+        let mut session = session(Config {
             game_time: Some(Duration::from_secs(10)),
             ..Config::default()
         });
@@ -644,7 +630,7 @@ mod tests {
 
     #[test]
     fn absurd_game_clocks_are_clamped_not_trusted() {
-        let mut session = Session::new(&Config::default());
+        let mut session = session(Config::default());
         for clock in [
             "TI[1e300]",
             "TI[5:00/1e300]",
@@ -667,7 +653,7 @@ mod tests {
 
     #[test]
     fn analysis_values_every_position_from_the_last_back() {
-        let mut session = Session::new(&Config {
+        let mut session = session(Config {
             level: Level::new(3).unwrap(),
             ..Config::default()
         });
@@ -712,7 +698,7 @@ mod tests {
 
     #[test]
     fn a_stopped_analysis_still_reports_its_end() {
-        let mut session = Session::new(&Config {
+        let mut session = session(Config {
             level: Level::new(30).unwrap(),
             ..Config::default()
         });
@@ -735,7 +721,7 @@ mod tests {
     /// A pondering session (no book, one thread, 0.1 s a move, no depth limit to speak of)
     /// that has decided its first move and played it; the decision's line.
     fn pondering_session() -> (Session, Vec<Move>) {
-        let mut session = Session::new(&Config {
+        let mut session = session(Config {
             ponder: true,
             level: Level::new(60).unwrap(),
             move_time: Some(Duration::from_millis(100)),
@@ -810,7 +796,7 @@ mod tests {
 
     #[test]
     fn without_ponder_the_engine_waits_idle() {
-        let mut session = Session::new(&Config {
+        let mut session = session(Config {
             move_time: Some(Duration::from_millis(50)),
             threads: 1,
             book: crate::config::BookSetting::Off,
@@ -842,7 +828,7 @@ mod tests {
 
     #[test]
     fn background_search_reports_and_finishes() {
-        let mut session = Session::new(&Config::default());
+        let mut session = session(Config::default());
         let (sender, receiver) = std::sync::mpsc::channel();
         session.start_search(
             SearchLimits::for_level(Level::new(4).unwrap()),

@@ -20,10 +20,9 @@ use super::input::Input;
 use super::output::Output;
 use super::{Event, InputQueue};
 use crate::board::{notation, Board, Color, Move};
-use crate::config::Config;
 use crate::formats::ggf::GgfMove;
 use crate::search::time::{saturating_seconds, Clock};
-use crate::session::{Decision, DecisionListener, Session};
+use crate::session::{Decision, DecisionListener, Loaded, Session};
 
 /// One GTP command: its name, its arguments (for the help text), a description and the
 /// function that carries it out.
@@ -321,9 +320,9 @@ pub struct Gtp {
 /// this loop keeps reading the event channel: `quit` or the end of input stops the search at
 /// once (the move found so far is answered first, then `quit`); other commands wait for the
 /// move, in order.
-pub fn run(config: &Config, queue: &mut InputQueue, out: &Output) -> Result<()> {
+pub fn run(loaded: Loaded, queue: &mut InputQueue, out: &Output) -> Result<()> {
     let mut gtp = Gtp {
-        session: Session::new(config),
+        session: Session::new(loaded),
         time: TimeControl::default(),
         quit: false,
         events: queue.sender(),
@@ -751,6 +750,7 @@ fn rules_final_result(gtp: &mut Gtp, _: &[&str]) -> Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
     use crate::search::{Level, TimeBudget};
 
     /// A GTP front end with its event channel, driven one line at a time.
@@ -764,7 +764,7 @@ mod tests {
             let queue = InputQueue::new();
             Harness {
                 gtp: Gtp {
-                    session: Session::new(config),
+                    session: Session::new(Loaded::load(config.clone()).unwrap()),
                     time: TimeControl::default(),
                     quit: false,
                     events: queue.sender(),

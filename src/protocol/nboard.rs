@@ -12,18 +12,17 @@ use super::output::Output;
 use super::{Event, InputQueue};
 use crate::board::Move;
 use crate::book::BookChoice;
-use crate::config::Config;
 use crate::formats::ggf::{parse_move_token, GgfGame};
 use crate::score::{Discs, Score, UNITS_PER_DISC};
 use crate::search::{Depth, Level, PvLine, SearchInfo};
-use crate::session::{Decision, DecisionListener, Session};
+use crate::session::{Decision, DecisionListener, Loaded, Session};
 
 /// The name sent with `set myname` (one token, as NBoard keeps only the first word).
 pub const ENGINE_NAME: &str = "tsuru";
 
 /// Runs the NBoard loop until `quit` or end of input.
-pub fn run(config: &Config, queue: &mut InputQueue, out: &Output) -> Result<()> {
-    let mut session = Session::new(config);
+pub fn run(loaded: Loaded, queue: &mut InputQueue, out: &Output) -> Result<()> {
+    let mut session = Session::new(loaded);
     loop {
         let line = match queue.recv() {
             Event::Input(Input::Eof) => break,
