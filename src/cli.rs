@@ -1,7 +1,8 @@
-//! Helpers shared by the command-line tools of the binary: stdout writing that reports a
-//! closed pipe instead of panicking ([`output`]), and Ctrl-C as a request to stop
-//! ([`interrupt`]). Suggestions for mistyped names are [`crate::config::suggest`], below the
-//! engine options' parser that uses them first.
+//! The command line: the engine's options ([`options`]), did-you-mean suggestions for every
+//! parser ([`suggest`]), stdout writing that reports a closed pipe instead of panicking
+//! ([`output`]), and Ctrl-C as a request to stop ([`interrupt`]).
 
 pub mod interrupt;
+pub mod options;
 pub mod output;
+pub mod suggest;

@@ -1,19 +1,15 @@
-//! Command-line settings for the engine, from one option table.
+//! The engine's settings: what the command line can set, their defaults and their limits.
 //!
-//! [`OPTIONS`] is the single list of engine options: parsing, `--help` and the tests all read
-//! it, so they cannot drift apart. Subcommands (`perft`, `solve`, `bench`, ...) have their own
-//! table in `main.rs` and parse their own arguments, all in one shape (the lab's `ToolArgs`,
-//! `lab/tools.rs`). An unknown name is answered with the nearest known one ([`suggest`],
-//! which those parsers, above this layer, use as well).
+//! This layer only describes settings; it reads no file and parses no command line, so it sits
+//! below everything it configures (the evaluation, the search, the book). The command line is
+//! read into a [`Config`] by [`crate::cli::options`]; the files a configuration names are
+//! read once, at start-up, by [`crate::session::Loaded`].
 
-pub mod suggest;
+mod level;
 
 use std::time::Duration;
 
-use anyhow::{anyhow, bail, Context, Result};
-
-use crate::search::time::saturating_seconds;
-use crate::search::Level;
+pub use level::Level;
 
 /// Default transposition-table size in MiB.
 pub const DEFAULT_HASH_MB: usize = 64;
@@ -80,6 +76,22 @@ impl std::fmt::Display for Protocol {
     }
 }
 
+/// Which evaluation the engine uses.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum EvalChoice {
+    /// The pattern evaluation with the shipped weights.
+    #[default]
+    Shipped,
+    /// The pattern evaluation with weights read from this file.
+    File(String),
+    /// Evaluation v1 (`crate::eval::SeedsEval`).
+    V1,
+}
+
+/// The Multi-ProbCut confidence factor the engine plays with (`crate::eval::probcut`
+/// re-exports it with the statistics).
+pub const DEFAULT_CONFIDENCE: f32 = 1.1;
+
 /// Settings given on the command line.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -95,7 +107,7 @@ pub struct Config {
     /// Transposition-table size in MiB.
     pub hash_mb: usize,
     /// The evaluation.
-    pub eval: crate::eval::EvalChoice,
+    pub eval: EvalChoice,
     /// Multi-ProbCut confidence factor; `None` searches without selective cuts.
     pub selectivity: Option<f32>,
     /// Search threads (default [`default_threads`]).
@@ -120,344 +132,14 @@ impl Default for Config {
             move_time: None,
             game_time: None,
             hash_mb: DEFAULT_HASH_MB,
-            eval: crate::eval::EvalChoice::Shipped,
-            selectivity: Some(crate::eval::probcut::DEFAULT_CONFIDENCE),
+            eval: EvalChoice::Shipped,
+            selectivity: Some(DEFAULT_CONFIDENCE),
             threads: default_threads(),
             book: BookSetting::Shipped,
             book_randomness: crate::score::Discs::ZERO,
             ponder: false,
             help: false,
             version: false,
-        }
-    }
-}
-
-/// One command-line option: its names, its value's name (if it takes one), its help text and
-/// how it changes the configuration.
-pub struct OptionSpec {
-    /// Spellings, e.g. `["--level", "--depth"]`.
-    pub names: &'static [&'static str],
-    /// Name of the value for `--help` (`None` for a flag).
-    pub value: Option<&'static str>,
-    /// One-line description for `--help`.
-    pub help: &'static str,
-    apply: fn(&mut Config, &str) -> Result<()>,
-}
-
-fn number<T: std::str::FromStr>(text: &str, what: &str) -> Result<T> {
-    text.parse()
-        .map_err(|_| anyhow!("{what} must be a number, not {text:?}"))
-}
-
-/// Every engine option.
-pub const OPTIONS: &[OptionSpec] = &[
-    OptionSpec {
-        names: &["--gtp"],
-        value: None,
-        help: "speak GTP (default: detect the protocol from the first input line)",
-        apply: |c, _| {
-            c.protocol = Some(Protocol::Gtp);
-            Ok(())
-        },
-    },
-    OptionSpec {
-        names: &["--nboard"],
-        value: None,
-        help: "speak NBoard protocol v2",
-        apply: |c, _| {
-            c.protocol = Some(Protocol::Nboard);
-            Ok(())
-        },
-    },
-    OptionSpec {
-        names: &["--level", "--depth"],
-        value: Some("N"),
-        help: "midgame search depth in plies, 1-60 (default 12); see protocol.md for when it solves exactly",
-        apply: |c, v| {
-            let n: u32 = number(v, "the level")?;
-            c.level = Level::new(n).ok_or_else(|| anyhow!("the level must be between 1 and 60"))?;
-            Ok(())
-        },
-    },
-    OptionSpec {
-        names: &["--move-time"],
-        value: Some("SECONDS"),
-        help: "time per move when the GUI gives no clock (default: depth only)",
-        apply: |c, v| {
-            let secs: f64 = number(v, "the move time")?;
-            if !(secs > 0.0 && secs.is_finite()) {
-                bail!("the move time must be a positive number of seconds");
-            }
-            if c.game_time.is_some() {
-                bail!("give --move-time or --game-time, not both");
-            }
-            c.move_time = Some(saturating_seconds(secs));
-            Ok(())
-        },
-    },
-    OptionSpec {
-        names: &["--game-time"],
-        value: Some("SECONDS"),
-        help: "time for each whole game when the GUI gives no clock, shared out by the engine",
-        apply: |c, v| {
-            let secs: f64 = number(v, "the game time")?;
-            if !(secs > 0.0 && secs.is_finite()) {
-                bail!("the game time must be a positive number of seconds");
-            }
-            if c.move_time.is_some() {
-                bail!("give --move-time or --game-time, not both");
-            }
-            c.game_time = Some(saturating_seconds(secs));
-            Ok(())
-        },
-    },
-    OptionSpec {
-        names: &["--hash"],
-        value: Some("MB"),
-        help: "transposition table size in MiB (default 64)",
-        apply: |c, v| {
-            let mb: usize = number(v, "the hash size")?;
-            if !(1..=65536).contains(&mb) {
-                bail!("the hash size must be between 1 and 65536 MiB");
-            }
-            c.hash_mb = mb;
-            Ok(())
-        },
-    },
-    OptionSpec {
-        names: &["--eval-file"],
-        value: Some("PATH"),
-        help: "pattern weights to use instead of the shipped ones (checked at start-up)",
-        apply: |c, v| {
-            c.eval = crate::eval::EvalChoice::File(v.to_string());
-            Ok(())
-        },
-    },
-    OptionSpec {
-        names: &["--eval"],
-        value: Some("NAME"),
-        help: "evaluation: patterns (the trained one, default) or v1 (hand-made, from the seeds)",
-        apply: |c, v| {
-            c.eval = match v {
-                "patterns" => crate::eval::EvalChoice::Shipped,
-                "v1" => crate::eval::EvalChoice::V1,
-                _ => bail!("unknown evaluation {v:?} (patterns or v1)"),
-            };
-            Ok(())
-        },
-    },
-    OptionSpec {
-        names: &["--probcut"],
-        value: Some("T"),
-        help: "Multi-ProbCut confidence factor in the midgame (default 1.1; larger is safer, 0 turns it off)",
-        apply: |c, v| {
-            let t: f32 = number(v, "the ProbCut confidence")?;
-            if !(0.0..=10.0).contains(&t) {
-                bail!("the ProbCut confidence must be between 0 (off) and 10");
-            }
-            c.selectivity = (t > 0.0).then_some(t);
-            Ok(())
-        },
-    },
-    OptionSpec {
-        names: &["--threads"],
-        value: Some("N"),
-        help: "search threads (default: every core; one thread searches deterministically)",
-        apply: |c, v| {
-            let threads: usize = number(v, "the thread count")?;
-            if !(1..=MAX_THREADS).contains(&threads) {
-                bail!("the thread count must be from 1 to {MAX_THREADS}");
-            }
-            c.threads = threads;
-            Ok(())
-        },
-    },
-    OptionSpec {
-        names: &["--book"],
-        value: Some("FILE"),
-        help: "opening book to play from and learn into instead of the per-user one (`tsuru book path`; the shipped book until NBoard's learn writes it); checked at start-up (readable if it exists, writable), a missing file is created by learn",
-        apply: |c, v| {
-            c.book = BookSetting::File(std::path::PathBuf::from(v));
-            Ok(())
-        },
-    },
-    OptionSpec {
-        names: &["--no-book"],
-        value: None,
-        help: "play without an opening book (not even the shipped one)",
-        apply: |c, _| {
-            c.book = BookSetting::Off;
-            Ok(())
-        },
-    },
-    OptionSpec {
-        names: &["--ponder"],
-        value: None,
-        help: "think on the opponent's time: search the position after the reply expected (off by default: matches stay fair)",
-        apply: |c, _| {
-            c.ponder = true;
-            Ok(())
-        },
-    },
-    OptionSpec {
-        names: &["--book-randomness"],
-        value: Some("R"),
-        help: "choose at random among book moves within R discs of the best (default 0: the best)",
-        apply: |c, v| {
-            let discs: i32 = number(v, "the book randomness")?;
-            if !(0..=64).contains(&discs) {
-                bail!("the book randomness must be from 0 to 64 discs");
-            }
-            c.book_randomness = crate::score::Discs::new(discs);
-            Ok(())
-        },
-    },
-    OptionSpec {
-        names: &["--help", "-h"],
-        value: None,
-        help: "print this help and exit",
-        apply: |c, _| {
-            c.help = true;
-            Ok(())
-        },
-    },
-    OptionSpec {
-        names: &["--version", "-V"],
-        value: None,
-        help: "print the version and exit",
-        apply: |c, _| {
-            c.version = true;
-            Ok(())
-        },
-    },
-];
-
-impl Config {
-    /// Parses engine options (`--name value` or `--name=value`); an unknown option is an
-    /// error that suggests the nearest known one when it is close.
-    pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Config> {
-        let mut config = Config::default();
-        let mut i = 0;
-        while i < args.len() {
-            let arg = args[i].as_ref();
-            let (name, inline) = match arg.split_once('=') {
-                Some((name, value)) if name.starts_with("--") => (name, Some(value)),
-                _ => (arg, None),
-            };
-            let spec = OPTIONS
-                .iter()
-                .find(|spec| spec.names.contains(&name))
-                .ok_or_else(|| {
-                    let names = OPTIONS.iter().flat_map(|spec| spec.names.iter().copied());
-                    let hint = suggest::did_you_mean(name, names);
-                    anyhow!("unknown option '{name}'{hint} (try --help)")
-                })?;
-            let value = match (spec.value, inline) {
-                (None, None) => "",
-                (None, Some(_)) => bail!("{name} takes no value"),
-                (Some(_), Some(value)) => value,
-                (Some(meta), None) => {
-                    i += 1;
-                    args.get(i)
-                        .map(|s| s.as_ref())
-                        .with_context(|| format!("{name} needs a value {meta}"))?
-                }
-            };
-            (spec.apply)(&mut config, value).with_context(|| format!("option {name}"))?;
-            i += 1;
-        }
-        Ok(config)
-    }
-
-    /// The options part of `--help`, one line per option, from [`OPTIONS`].
-    pub fn options_help() -> String {
-        OPTIONS
-            .iter()
-            .map(|spec| {
-                let names = spec.names.join(", ");
-                let left = match spec.value {
-                    Some(value) => format!("{names} {value}"),
-                    None => names,
-                };
-                format!("  {left:<24} {}\n", spec.help)
-            })
-            .collect()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_every_option_form() {
-        let config =
-            Config::parse(&["--gtp", "--level", "8", "--hash=16", "--move-time", "2.5"]).unwrap();
-        assert_eq!(config.protocol, Some(Protocol::Gtp));
-        assert_eq!(config.level, Level::new(8).unwrap());
-        assert_eq!(config.hash_mb, 16);
-        assert_eq!(config.move_time, Some(Duration::from_millis(2500)));
-        assert_eq!(config.game_time, None);
-        assert_eq!(
-            Config::parse(&["--game-time", "12.5"]).unwrap().game_time,
-            Some(Duration::from_millis(12_500))
-        );
-        assert_eq!(
-            Config::parse(&["--depth", "3"]).unwrap().level,
-            Level::new(3).unwrap()
-        );
-        assert_eq!(Config::parse::<&str>(&[]).unwrap(), Config::default());
-        let book = Config::parse(&["--book", "x.book", "--book-randomness", "2"]).unwrap();
-        assert_eq!(book.book, BookSetting::File("x.book".into()));
-        assert_eq!(book.book_randomness, crate::score::Discs::new(2));
-        assert_eq!(
-            Config::parse(&["--no-book"]).unwrap().book,
-            BookSetting::Off
-        );
-    }
-
-    #[test]
-    fn rejects_bad_options() {
-        for bad in [
-            &["--level"][..],
-            &["--level", "0"],
-            &["--level", "x"],
-            &["--hash", "-1"],
-            &["--move-time", "nan"],
-            &["--game-time", "0"],
-            &["--game-time", "inf"],
-            &["--game-time", "10", "--move-time", "1"],
-            &["--move-time", "1", "--game-time", "10"],
-            &["--frobnicate"],
-            &["--gtp=1"],
-            &["--book-randomness", "-1"],
-            &["--book-randomness", "65"],
-        ] {
-            assert!(Config::parse(bad).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn unknown_options_suggest_the_nearest_one() {
-        let message = |args: &[&str]| format!("{:#}", Config::parse(args).unwrap_err());
-        let err = message(&["--levle", "5"]);
-        assert!(err.contains("unknown option '--levle'"), "{err}");
-        assert!(err.contains("did you mean '--level'?"), "{err}");
-        let err = message(&["--gtp", "--hahs=16"]);
-        assert!(err.contains("did you mean '--hash'?"), "{err}");
-        assert!(message(&["--vresion"]).contains("did you mean '--version'?"));
-        let err = message(&["--frobnicate"]);
-        assert!(!err.contains("did you mean"), "{err}");
-        assert!(err.contains("try --help"), "{err}");
-    }
-
-    #[test]
-    fn help_lists_every_option_name() {
-        let help = Config::options_help();
-        for spec in OPTIONS {
-            for name in spec.names {
-                assert!(help.contains(name), "{name} missing from --help");
-            }
         }
     }
 }

@@ -28,24 +28,15 @@ pub mod probcut;
 use anyhow::Result;
 
 use crate::board::{bits, Board};
+pub use crate::config::EvalChoice;
 use crate::score::Score;
 pub use bundle::EvalBundle;
 
 /// The trained weights shipped with the engine (see [`pattern`] for the format).
 pub const SHIPPED_WEIGHTS: &[u8] = include_bytes!("eval/weights.tsw");
 
-/// Which evaluation the engine uses.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub enum EvalChoice {
-    /// The pattern evaluation with the shipped weights.
-    #[default]
-    Shipped,
-    /// The pattern evaluation with weights read from this file.
-    File(String),
-    /// Evaluation v1 ([`SeedsEval`]).
-    V1,
-}
-
+/// Building the evaluation a setting names is the evaluation's job; the setting itself is
+/// [`crate::config::EvalChoice`], in the layer of the settings below this one.
 impl EvalChoice {
     /// Builds the evaluation bundle ([`EvalBundle::shipped`], [`EvalBundle::from_file`] or
     /// [`EvalBundle::v1`]); a weights or statistics file that cannot be read, is damaged, or

@@ -4,9 +4,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use tsuru::board::{notation, perft, Board};
+use tsuru::cli::options;
 use tsuru::cli::output::is_broken_pipe;
-use tsuru::config::suggest::did_you_mean;
-use tsuru::config::Config;
+use tsuru::cli::suggest::did_you_mean;
 use tsuru::lab::tools::{self, Arg, ToolArgs, ToolOption, ToolSpec};
 use tsuru::outln;
 
@@ -137,7 +137,7 @@ fn run(args: &[String]) -> Result<()> {
         }
         return (sub.run)(rest);
     }
-    let config = Config::parse(args)?;
+    let config = options::parse(args)?;
     if config.help {
         tsuru::out!("{}", help_text())?;
         return Ok(());
@@ -175,7 +175,7 @@ fn help_text() -> String {
         \x20      tsuru SUBCOMMAND [ARGS]    run a tool\n\
         \x20      tsuru SUBCOMMAND --help    show a tool's usage\n\nOptions:\n",
     );
-    text.push_str(&Config::options_help());
+    text.push_str(&options::help());
     text.push_str("\nSubcommands:\n");
     for sub in SUBCOMMANDS {
         text.push_str(&format!(

@@ -39,7 +39,6 @@
 mod alphabeta;
 mod buckets;
 pub mod endgame;
-mod level;
 pub mod ordering;
 mod split;
 pub mod stop;
@@ -54,10 +53,10 @@ use split::Pool;
 use stop::{NodeCounts, StopCheck};
 
 use crate::board::{Board, Move};
+pub use crate::config::Level;
 use crate::eval::{EvalBundle, Evaluation};
 use crate::score::Score;
 use endgame::{EndgameSolver, SolveMode};
-pub use level::Level;
 pub use time::{LiveBudget, TimeBudget};
 use tt::TranspositionTable;
 

@@ -2,8 +2,8 @@
 //! it, in the order docs/architecture.md gives (lowest first):
 //!
 //! ```text
-//! board, score, rng < formats < eval < search < book < config < session < protocol < cli
-//!     < lab < lib, main
+//! board, score, rng < config < formats < eval < search < book < identity < session
+//!     < protocol < cli < lab < lib, main
 //! ```
 //!
 //! This test reads every `crate::` path in `src/**/*.rs` (comments aside) and fails on any
@@ -21,11 +21,12 @@ use common::rust_files;
 /// The layers, lowest first; modules of one layer may import each other.
 const LAYERS: &[&[&str]] = &[
     &["board", "score", "rng"],
+    &["config"],
     &["formats"],
     &["eval"],
     &["search"],
     &["book"],
-    &["config", "identity"],
+    &["identity"],
     &["session"],
     &["protocol"],
     &["cli"],

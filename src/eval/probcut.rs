@@ -59,8 +59,8 @@ pub const FULL_WIDTH_DEPTH: u32 = 10;
 /// Largest depth with its own statistics; deeper searches use this depth's.
 pub const MAX_DEPTH: u32 = 20;
 
-/// The confidence factor the engine plays with.
-pub const DEFAULT_CONFIDENCE: f32 = 1.1;
+/// The confidence factor the engine plays with: a default of the settings, defined with them.
+pub use crate::config::DEFAULT_CONFIDENCE;
 
 /// The confidence factor of the selective searches that measure the statistics of depths
 /// above [`FULL_WIDTH_DEPTH`] (`tsuru probcut`): the shipped statistics were measured at 1.25,

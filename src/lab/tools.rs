@@ -27,7 +27,7 @@ pub mod train;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use crate::config::suggest::did_you_mean;
+use crate::cli::suggest::did_you_mean;
 
 /// One option of a tool's table: a row of its `--help`, a bracketed word group of its usage
 /// line, and a flag its parser accepts.

@@ -199,7 +199,7 @@ fn parse(args: &[String]) -> Result<Options> {
                     "merge" => Action::Merge,
                     "path" => Action::Path,
                     _ => {
-                        let hint = crate::config::suggest::did_you_mean(word, ACTIONS);
+                        let hint = crate::cli::suggest::did_you_mean(word, ACTIONS);
                         bail!(
                             "unknown book action '{word}'{hint} (actions: {})",
                             ACTIONS.join(", ")
