@@ -2,7 +2,8 @@
 //!
 //! This layer only describes settings; it reads no file and parses no command line, so it sits
 //! below everything it configures (the evaluation, the search, the book). The command line is
-//! read into a [`Config`] by [`crate::cli::options`]; the files a configuration names are
+//! read into a [`Config`] by [`crate::cli::options`] (the search options it shares with the
+//! tools by [`crate::cli::search_options`]); the files a configuration names are
 //! read once, at start-up, by [`crate::session::Loaded`].
 
 mod level;
@@ -11,8 +12,13 @@ use std::time::Duration;
 
 pub use level::Level;
 
-/// Default transposition-table size in MiB.
+/// The engine's transposition-table size in MiB unless `--hash` says otherwise (tools that
+/// need another name theirs for what it is, such as `tsuru solve`'s `SOLVER_HASH_MB`).
 pub const DEFAULT_HASH_MB: usize = 64;
+
+/// The largest table `--hash` takes, MiB: 64 GiB, more than any machine the engine meets
+/// gives one process, so it only guards against a typo.
+pub const MAX_HASH_MB: usize = 65536;
 
 /// Most search threads `--threads` takes: far beyond any machine the engine meets, it only
 /// guards against a typo starting thousands of threads.

@@ -235,3 +235,69 @@ fn output_to_a_closed_pipe_ends_quietly() {
         assert_ends_quietly(&mut child, &args.join(" "));
     }
 }
+
+/// Every option of the shared search group (`tsuru::cli::search_options::GROUP`) is accepted
+/// by the engine and by each tool that searches, and a value out of range is refused with the
+/// same message by all of them.
+#[test]
+fn the_shared_search_options_read_the_same_everywhere() {
+    use tsuru::cli::search_options::GROUP;
+    // The engine (no subcommand) and the tools that take the whole group.
+    let commands: &[&[&str]] = &[
+        &[],
+        &["accuracy"],
+        &["bench"],
+        &["book"],
+        &["datagen"],
+        &["decided"],
+        &["solve"],
+    ];
+    let good = [
+        ("--threads", "2"),
+        ("--hash", "8"),
+        ("--eval-file", "w.tsw"),
+    ];
+    assert_eq!(good.map(|(flag, _)| flag), GROUP.map(|option| option.flag));
+    let bad = [
+        ("--threads", "0", "the thread count must be from 1 to 512"),
+        ("--threads", "513", "the thread count must be from 1 to 512"),
+        (
+            "--threads",
+            "x",
+            "the thread count must be a number, not \"x\"",
+        ),
+        (
+            "--hash",
+            "0",
+            "the hash size must be between 1 and 65536 MiB",
+        ),
+        (
+            "--hash",
+            "65537",
+            "the hash size must be between 1 and 65536 MiB",
+        ),
+    ];
+    for command in commands {
+        let name = command.first().copied().unwrap_or("the engine");
+        let run = |extra: &[&str]| {
+            // A last word no command knows: a parser that takes the option reaches it and
+            // fails there, so that nothing runs.
+            let args: Vec<&str> = command.iter().chain(extra).copied().collect();
+            let out = tsuru(&args);
+            assert_eq!(out.status.code(), Some(2), "{name} {extra:?}");
+            text(&out.stderr)
+        };
+        for (flag, value) in good {
+            let stderr = run(&[flag, value, "--zzz"]);
+            assert!(stderr.contains("'--zzz'"), "{name} {flag}: {stderr}");
+        }
+        for (flag, value, message) in bad {
+            let stderr = run(&[flag, value, "--zzz"]);
+            assert_eq!(
+                stderr,
+                format!("tsuru: error: option {flag}: {message}\n"),
+                "{name} {flag} {value}"
+            );
+        }
+    }
+}

@@ -9,10 +9,10 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 
+use super::search_options;
 use super::suggest;
-use crate::config::{BookSetting, Config, EvalChoice, Protocol, MAX_THREADS};
+use crate::config::{BookSetting, Config, EvalChoice, Protocol};
 use crate::search::time::saturating_seconds;
-use crate::search::Level;
 
 /// One command-line option: its names, its value's name (if it takes one), its help text and
 /// how it changes the configuration.
@@ -23,6 +23,10 @@ pub struct OptionSpec {
     pub value: Option<&'static str>,
     /// One-line description for `--help`.
     pub help: &'static str,
+    /// The default, shown after the help as `(default ...)`; empty when the help says it or
+    /// there is none. The rows of the shared search options ([`search_options`]) take their
+    /// flag, value name and help from there and add the engine's default here.
+    pub default: &'static str,
     apply: fn(&mut Config, &str) -> Result<()>,
 }
 
@@ -37,6 +41,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         names: &["--gtp"],
         value: None,
         help: "speak GTP (default: detect the protocol from the first input line)",
+        default: "",
         apply: |c, _| {
             c.protocol = Some(Protocol::Gtp);
             Ok(())
@@ -46,6 +51,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         names: &["--nboard"],
         value: None,
         help: "speak NBoard protocol v2",
+        default: "",
         apply: |c, _| {
             c.protocol = Some(Protocol::Nboard);
             Ok(())
@@ -55,9 +61,9 @@ pub const OPTIONS: &[OptionSpec] = &[
         names: &["--level", "--depth"],
         value: Some("N"),
         help: "midgame search depth in plies, 1-60 (default 12); see protocol.md for when it solves exactly",
+        default: "",
         apply: |c, v| {
-            let n: u32 = number(v, "the level")?;
-            c.level = Level::new(n).ok_or_else(|| anyhow!("the level must be between 1 and 60"))?;
+            c.level = search_options::level(v)?;
             Ok(())
         },
     },
@@ -65,6 +71,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         names: &["--move-time"],
         value: Some("SECONDS"),
         help: "time per move when the GUI gives no clock (default: depth only)",
+        default: "",
         apply: |c, v| {
             let secs: f64 = number(v, "the move time")?;
             if !(secs > 0.0 && secs.is_finite()) {
@@ -81,6 +88,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         names: &["--game-time"],
         value: Some("SECONDS"),
         help: "time for each whole game when the GUI gives no clock, shared out by the engine",
+        default: "",
         apply: |c, v| {
             let secs: f64 = number(v, "the game time")?;
             if !(secs > 0.0 && secs.is_finite()) {
@@ -94,22 +102,20 @@ pub const OPTIONS: &[OptionSpec] = &[
         },
     },
     OptionSpec {
-        names: &["--hash"],
-        value: Some("MB"),
-        help: "transposition table size in MiB (default 64)",
+        names: &[search_options::HASH.flag],
+        value: Some(search_options::HASH.value),
+        help: search_options::HASH.help,
+        default: "64",
         apply: |c, v| {
-            let mb: usize = number(v, "the hash size")?;
-            if !(1..=65536).contains(&mb) {
-                bail!("the hash size must be between 1 and 65536 MiB");
-            }
-            c.hash_mb = mb;
+            c.hash_mb = search_options::hash_mb(v)?;
             Ok(())
         },
     },
     OptionSpec {
-        names: &["--eval-file"],
-        value: Some("PATH"),
-        help: "pattern weights to use instead of the shipped ones (checked at start-up)",
+        names: &[search_options::EVAL_FILE.flag],
+        value: Some(search_options::EVAL_FILE.value),
+        help: search_options::EVAL_FILE.help,
+        default: "",
         apply: |c, v| {
             c.eval = EvalChoice::File(v.to_string());
             Ok(())
@@ -119,6 +125,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         names: &["--eval"],
         value: Some("NAME"),
         help: "evaluation: patterns (the trained one, default) or v1 (hand-made, from the seeds)",
+        default: "",
         apply: |c, v| {
             c.eval = match v {
                 "patterns" => EvalChoice::Shipped,
@@ -132,25 +139,19 @@ pub const OPTIONS: &[OptionSpec] = &[
         names: &["--probcut"],
         value: Some("T"),
         help: "Multi-ProbCut confidence factor in the midgame (default 1.1; larger is safer, 0 turns it off)",
+        default: "",
         apply: |c, v| {
-            let t: f32 = number(v, "the ProbCut confidence")?;
-            if !(0.0..=10.0).contains(&t) {
-                bail!("the ProbCut confidence must be between 0 (off) and 10");
-            }
-            c.selectivity = (t > 0.0).then_some(t);
+            c.selectivity = search_options::probcut(v)?;
             Ok(())
         },
     },
     OptionSpec {
-        names: &["--threads"],
-        value: Some("N"),
-        help: "search threads (default: every core; one thread searches deterministically)",
+        names: &[search_options::THREADS.flag],
+        value: Some(search_options::THREADS.value),
+        help: search_options::THREADS.help,
+        default: "every core; one thread searches deterministically",
         apply: |c, v| {
-            let threads: usize = number(v, "the thread count")?;
-            if !(1..=MAX_THREADS).contains(&threads) {
-                bail!("the thread count must be from 1 to {MAX_THREADS}");
-            }
-            c.threads = threads;
+            c.threads = search_options::threads(v)?;
             Ok(())
         },
     },
@@ -158,6 +159,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         names: &["--book"],
         value: Some("FILE"),
         help: "opening book to play from and learn into instead of the per-user one (`tsuru book path`; the shipped book until NBoard's learn writes it); checked at start-up (readable if it exists, writable), a missing file is created by learn",
+        default: "",
         apply: |c, v| {
             c.book = BookSetting::File(std::path::PathBuf::from(v));
             Ok(())
@@ -167,6 +169,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         names: &["--no-book"],
         value: None,
         help: "play without an opening book (not even the shipped one)",
+        default: "",
         apply: |c, _| {
             c.book = BookSetting::Off;
             Ok(())
@@ -176,6 +179,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         names: &["--ponder"],
         value: None,
         help: "think on the opponent's time: search the position after the reply expected (off by default: matches stay fair)",
+        default: "",
         apply: |c, _| {
             c.ponder = true;
             Ok(())
@@ -185,6 +189,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         names: &["--book-randomness"],
         value: Some("R"),
         help: "choose at random among book moves within R discs of the best (default 0: the best)",
+        default: "",
         apply: |c, v| {
             let discs: i32 = number(v, "the book randomness")?;
             if !(0..=64).contains(&discs) {
@@ -198,6 +203,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         names: &["--help", "-h"],
         value: None,
         help: "print this help and exit",
+        default: "",
         apply: |c, _| {
             c.help = true;
             Ok(())
@@ -207,6 +213,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         names: &["--version", "-V"],
         value: None,
         help: "print the version and exit",
+        default: "",
         apply: |c, _| {
             c.version = true;
             Ok(())
@@ -260,7 +267,11 @@ pub fn help() -> String {
                 Some(value) => format!("{names} {value}"),
                 None => names,
             };
-            format!("  {left:<24} {}\n", spec.help)
+            if spec.default.is_empty() {
+                format!("  {left:<24} {}\n", spec.help)
+            } else {
+                format!("  {left:<24} {} (default {})\n", spec.help, spec.default)
+            }
         })
         .collect()
 }
@@ -270,6 +281,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::search::Level;
 
     #[test]
     fn parses_every_option_form() {

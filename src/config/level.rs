@@ -18,6 +18,8 @@ impl Level {
     pub const MAX: u32 = 60;
     /// The level when neither the GUI nor the command line gives one.
     pub const DEFAULT: Level = Level(12);
+    /// The highest level, [`Level::MAX`]: the whole game within reach of the solver.
+    pub const HIGHEST: Level = Level(Level::MAX);
 
     /// The level `n`, or `None` outside [`Level::MIN`]..=[`Level::MAX`].
     pub const fn new(n: u32) -> Option<Level> {

@@ -27,6 +27,7 @@ pub mod train;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use crate::cli::search_options::SharedOption;
 use crate::cli::suggest::did_you_mean;
 
 /// One option of a tool's table: a row of its `--help`, a bracketed word group of its usage
@@ -39,6 +40,9 @@ pub struct ToolOption {
     pub value: &'static str,
     /// What it does and its default; `\n` starts another line of help.
     pub help: &'static str,
+    /// The default, shown after the help as `(default ...)`; empty when the help says it or
+    /// there is none (the rows of the shared search options give it here).
+    pub default: &'static str,
     /// Whether it may be given more than once (`[--flag VALUE]...` in the usage).
     pub repeats: bool,
 }
@@ -50,7 +54,18 @@ impl ToolOption {
             flag,
             value,
             help,
+            default: "",
             repeats: false,
+        }
+    }
+
+    /// The row of a shared search option ([`crate::cli::search_options`]: `--threads`,
+    /// `--hash`, `--eval-file`) with this tool's default (`""`: none to state), so that its
+    /// flag, value name and help are the same in every tool.
+    pub const fn shared(option: SharedOption, default: &'static str) -> ToolOption {
+        ToolOption {
+            default,
+            ..ToolOption::new(option.flag, option.value, option.help)
         }
     }
 
@@ -132,7 +147,12 @@ impl ToolSpec {
                 let _ = writeln!(text, "{form}");
                 form.clear();
             }
-            for (number, line) in option.help.lines().enumerate() {
+            let help = if option.default.is_empty() {
+                Cow::Borrowed(option.help)
+            } else {
+                Cow::Owned(format!("{} (default {})", option.help, option.default))
+            };
+            for (number, line) in help.lines().enumerate() {
                 let lead = if number == 0 { form.as_str() } else { "" };
                 let _ = writeln!(text, "{lead:<HELP_COLUMN$}{line}");
             }
@@ -335,15 +355,16 @@ mod tests {
             \x20                          long\n\
              \n--fast is not for real work.\n"
         );
-        // The tools' tables give the usage lines they had when they were written by hand.
+        // The tools' tables give the usage lines they had when they were written by hand, with
+        // the shared search options that solve, decided and datagen gained.
         assert_eq!(
             bench::SPEC.usage(),
             "bench [--hash MB] [--depth-offset N] [--threads N] [--eval-file WEIGHTS]"
         );
         assert_eq!(
             solve::SPEC.usage(),
-            "solve FILE.obf [--wld] [--hash MB] [--threads N] [--first N] [--last N] \
-             [--write-obf FILE]"
+            "solve FILE.obf [--wld] [--hash MB] [--threads N] [--eval-file WEIGHTS] [--first N] \
+             [--last N] [--write-obf FILE]"
         );
         assert_eq!(
             accuracy::SPEC.usage(),
@@ -353,12 +374,13 @@ mod tests {
         );
         assert_eq!(
             decided::SPEC.usage(),
-            "decided FILE.ggf [--empties N] [--hash MB] [--positions-out FILE]"
+            "decided FILE.ggf [--empties N] [--hash MB] [--threads N] [--eval-file WEIGHTS] \
+             [--positions-out FILE]"
         );
         assert_eq!(
             datagen::SPEC.usage(),
             "datagen --out FILE --games N [--seed S] [--depth D] [--solve-empties E] \
-             [--random MIN-MAX] [--first-index K] [--shard K/N] [--hash MB] \
+             [--random MIN-MAX] [--first-index K] [--shard K/N] [--hash MB] [--threads N] \
              [--eval-file WEIGHTS]"
         );
         assert_eq!(
@@ -366,6 +388,54 @@ mod tests {
             "label --positions FILE --depth D --out FILE [--shard K/N] [--threads N]"
         );
         assert_eq!(merge::SPEC.usage(), "merge --out FILE SHARD...");
+    }
+
+    /// The tools that search with the engine's search options, so take the whole shared group
+    /// ([`crate::cli::search_options::GROUP`]); tests/cli.rs runs the same tools with every
+    /// option of it.
+    const SEARCHING: [&ToolSpec; 6] = [
+        &accuracy::SPEC,
+        &bench::SPEC,
+        &book::SPEC,
+        &datagen::SPEC,
+        &decided::SPEC,
+        &solve::SPEC,
+    ];
+
+    #[test]
+    fn the_shared_search_options_have_one_row_in_every_tool() {
+        use crate::cli::search_options::{SharedOption, GROUP};
+        let same = |spec: &ToolSpec, shared: SharedOption| {
+            let row = spec
+                .option(shared.flag)
+                .unwrap_or_else(|| panic!("{} lacks {}", spec.name, shared.flag));
+            assert_eq!(
+                (row.flag, row.value, row.help),
+                (shared.flag, shared.value, shared.help),
+                "{}",
+                spec.name
+            );
+        };
+        for spec in SEARCHING {
+            for shared in GROUP {
+                same(spec, shared);
+            }
+        }
+        // Two tools search with settings of their own and take part of the group: label's
+        // values must be those train computes (a small fixed table, the shipped weights), and
+        // probcut's table sizes are part of what it measures.
+        for (spec, flags) in [
+            (&label::SPEC, &["--threads"][..]),
+            (&probcut::SPEC, &["--threads", "--eval-file"]),
+        ] {
+            for shared in GROUP {
+                if flags.contains(&shared.flag) {
+                    same(spec, shared);
+                } else {
+                    assert!(spec.option(shared.flag).is_none(), "{}", spec.name);
+                }
+            }
+        }
     }
 
     #[test]

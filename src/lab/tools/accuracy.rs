@@ -31,14 +31,13 @@ use anyhow::{bail, ensure, Context, Result};
 
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::Move;
+use crate::cli::search_options::{self, SearchOptions, EVAL_FILE, HASH, THREADS};
+use crate::config::DEFAULT_HASH_MB;
 use crate::eval::EvalBundle;
 use crate::formats::obf::{self, ObfPosition};
 use crate::score::Discs;
 use crate::search::time::TimeBudget;
 use crate::search::{Level, Search, SearchLimits, SearchResult};
-
-/// Transposition table size of the tool, MiB (the engine's default).
-pub const DEFAULT_HASH_MB: usize = 64;
 
 /// The command line of `tsuru accuracy`.
 pub const SPEC: ToolSpec = ToolSpec {
@@ -63,17 +62,13 @@ pub const SPEC: ToolSpec = ToolSpec {
             "N",
             "nodes a position (about: the search stops near N)",
         ),
-        ToolOption::new("--threads", "N", "search threads (default 1: reproducible)"),
-        ToolOption::new("--hash", "MB", "transposition table size (default 64)"),
-        ToolOption::new(
-            "--eval-file",
-            "WEIGHTS",
-            "weights (with their statistics beside them) instead of the shipped ones",
-        ),
+        ToolOption::shared(THREADS, "1: reproducible"),
+        ToolOption::shared(HASH, "64"),
+        ToolOption::shared(EVAL_FILE, ""),
         ToolOption::new(
             "--probcut",
             "T",
-            "Multi-ProbCut confidence (default 1.1, 0 = full width)",
+            "Multi-ProbCut confidence, 0-10 (default 1.1, 0 = full width)",
         ),
         ToolOption::new("--first", "N", "skip the positions numbered below N"),
         ToolOption::new("--last", "N", "skip the positions numbered above N"),
@@ -318,16 +313,17 @@ fn parse_args(args: &[String]) -> Result<Options> {
     let mut depth = None;
     let mut move_time = None;
     let mut nodes = None;
-    let mut threads = 1;
-    let mut hash_mb = DEFAULT_HASH_MB;
-    let mut eval_file = None;
+    let mut search = SearchOptions::new(1, DEFAULT_HASH_MB);
     let mut selectivity = Some(crate::eval::probcut::DEFAULT_CONFIDENCE);
     let mut first = None;
     let mut last = None;
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
         match arg {
-            Arg::Flag(flag @ "--depth") => depth = Some(args.whole_number(flag)?),
+            Arg::Flag(flag @ "--depth") => {
+                let level = search_options::value(flag, args.value(flag)?, search_options::level)?;
+                depth = Some(level);
+            }
             Arg::Flag(flag @ "--move-time") => {
                 let value = args.value(flag)?;
                 let seconds: f64 = value
@@ -344,21 +340,10 @@ fn parse_args(args: &[String]) -> Result<Options> {
                 ensure!(count > 0, "{flag} must be at least 1");
                 nodes = Some(count);
             }
-            Arg::Flag(flag @ "--threads") => {
-                threads = (args.whole_number(flag)? as usize).clamp(1, crate::config::MAX_THREADS)
-            }
-            Arg::Flag(flag @ "--hash") => {
-                hash_mb = args.whole_number(flag)?.clamp(1, 65536) as usize
-            }
-            Arg::Flag(flag @ "--eval-file") => eval_file = Some(args.value(flag)?.to_string()),
+            Arg::Flag(flag) if SearchOptions::takes(flag) => search.set(flag, args.value(flag)?)?,
             Arg::Flag(flag @ "--probcut") => {
-                let value = args.value(flag)?;
-                let confidence: f32 = value
-                    .parse()
-                    .ok()
-                    .filter(|t: &f32| t.is_finite() && *t >= 0.0)
-                    .with_context(|| format!("{flag} needs a number >= 0, not {value:?}"))?;
-                selectivity = (confidence > 0.0).then_some(confidence);
+                selectivity =
+                    search_options::value(flag, args.value(flag)?, search_options::probcut)?;
             }
             Arg::Flag(flag @ "--first") => first = Some(args.whole_number(flag)? as usize),
             Arg::Flag(flag @ "--last") => last = Some(args.whole_number(flag)? as usize),
@@ -371,27 +356,20 @@ fn parse_args(args: &[String]) -> Result<Options> {
         bail!("{}", usage());
     };
     let budget = move_time.is_some() || nodes.is_some();
-    let depth = match depth {
-        Some(depth) => depth,
-        None if budget => u64::from(Level::MAX),
+    let level = match depth {
+        Some(level) => level,
+        // With a budget the search deepens as the engine does under a clock.
+        None if budget => Level::HIGHEST,
         None => bail!("--depth, --move-time or --nodes is required ({})", usage()),
-    };
-    let level = u32::try_from(depth)
-        .ok()
-        .and_then(Level::new)
-        .with_context(|| format!("--depth must be {}..={}", Level::MIN, Level::MAX))?;
-    let eval = match &eval_file {
-        Some(path) => EvalBundle::from_file(path)?,
-        None => EvalBundle::shipped(),
     };
     Ok(Options {
         file,
         level,
         move_time,
         nodes,
-        threads,
-        hash_mb,
-        eval,
+        threads: search.threads,
+        hash_mb: search.hash_mb,
+        eval: search.eval()?,
         selectivity,
         first,
         last,

@@ -15,7 +15,8 @@ use anyhow::{Context, Result};
 
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::{notation, Board};
-use crate::eval::EvalBundle;
+use crate::cli::search_options::{SearchOptions, EVAL_FILE, HASH, THREADS};
+use crate::config::DEFAULT_HASH_MB;
 use crate::search::{Search, SearchLimits};
 
 /// The bench positions: (name, how to reach it, midgame depth). Openings are transcripts from
@@ -56,37 +57,28 @@ pub const SPEC: ToolSpec = ToolSpec {
     about: "search fixed positions to fixed depths; prints nodes/s and a node signature",
     synopsis: "",
     options: &[
-        ToolOption::new("--hash", "MB", "transposition table size (default 64)"),
+        ToolOption::shared(HASH, "64"),
         ToolOption::new(
             "--depth-offset",
             "N",
             "add N (may be negative) to every position's depth (default 0)",
         ),
-        ToolOption::new(
-            "--threads",
-            "N",
-            "search threads (default 1; more threads vary the signature)",
-        ),
-        ToolOption::new(
-            "--eval-file",
-            "WEIGHTS",
-            "weights (with their network and statistics beside them) instead of the shipped ones",
-        ),
+        ToolOption::shared(THREADS, "1; more threads vary the signature"),
+        ToolOption::shared(EVAL_FILE, ""),
     ],
     notes: "",
 };
 
 /// Runs the benchmark.
 pub fn run(args: &[String]) -> Result<()> {
-    let mut hash_mb = 64;
+    // One thread by default: the signature is then the same on every run.
+    let mut options = SearchOptions::new(1, DEFAULT_HASH_MB);
     let mut offset: i32 = 0;
-    let mut threads = 1;
-    let mut eval_file = None;
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
         match arg {
-            Arg::Flag(flag @ "--hash") => {
-                hash_mb = args.value(flag)?.parse().context("--hash needs a number")?
+            Arg::Flag(flag) if SearchOptions::takes(flag) => {
+                options.set(flag, args.value(flag)?)?
             }
             Arg::Flag(flag @ "--depth-offset") => {
                 offset = args
@@ -94,21 +86,13 @@ pub fn run(args: &[String]) -> Result<()> {
                     .parse()
                     .context("--depth-offset needs a number")?
             }
-            Arg::Flag(flag @ "--threads") => {
-                let n: usize = args
-                    .value(flag)?
-                    .parse()
-                    .context("--threads needs a number")?;
-                threads = n.clamp(1, crate::config::MAX_THREADS);
-            }
-            Arg::Flag(flag @ "--eval-file") => eval_file = Some(args.value(flag)?.to_string()),
             other => return Err(args.unexpected(other)),
         }
     }
-    let mut search = Search::new(hash_mb);
-    search.set_threads(threads);
-    if let Some(path) = &eval_file {
-        search.set_evaluation(EvalBundle::from_file(path)?);
+    let mut search = Search::new(options.hash_mb);
+    search.set_threads(options.threads);
+    if options.eval_file.is_some() {
+        search.set_evaluation(options.eval()?);
     }
     let stop = AtomicBool::new(false);
     let mut total_nodes = 0;

@@ -34,6 +34,8 @@ use crate::book::file;
 use crate::book::learn::SearchValuer;
 use crate::book::{Book, Key};
 use crate::cli::interrupt;
+use crate::cli::search_options::{self, SearchOptions, EVAL_FILE, HASH, THREADS};
+use crate::eval::EvalBundle;
 use crate::formats::ggf::GgfGame;
 use crate::lab::parallel::map_chunks;
 use crate::score::{Discs, Score};
@@ -76,12 +78,9 @@ pub const SPEC: ToolSpec = ToolSpec {
             "W",
             "build: expand the lines within W discs of the best (default 2)",
         ),
-        ToolOption::new("--threads", "T", "build: search threads (default 1)"),
-        ToolOption::new(
-            "--hash",
-            "MB",
-            "build, learn: transposition table of each search in MiB (default 16)",
-        ),
+        ToolOption::shared(THREADS, "1"),
+        ToolOption::shared(HASH, "16"),
+        ToolOption::shared(EVAL_FILE, ""),
         ToolOption::new(
             "--out",
             "TEXT",
@@ -89,7 +88,10 @@ pub const SPEC: ToolSpec = ToolSpec {
              merged book's file (needed)",
         ),
     ],
-    notes: "Actions (and their ARGs):\n\
+    notes: "The searches of build, learn and merge use --hash and --eval-file (each its own\n\
+            table); build runs --threads of them at once.\n\
+            \n\
+            Actions (and their ARGs):\n\
            \x20 build            add --positions new positions, best-first, to the book (made if\n\
            \x20                  missing; a later build resumes it); saved every 30 s, at the end\n\
            \x20                  and on Ctrl-C\n\
@@ -125,6 +127,12 @@ const ACTIONS: [&str; 10] = [
 /// Depth of the searches that value leaves unless `--depth` says otherwise.
 pub const DEFAULT_DEPTH: u32 = 10;
 
+/// [`DEFAULT_DEPTH`] as the level the searches run at.
+const DEFAULT_LEVEL: Level = match Level::new(DEFAULT_DEPTH) {
+    Some(level) => level,
+    None => panic!("the default depth is a level"),
+};
+
 /// Discs from the best value within which lines are expanded unless `--window` says.
 pub const DEFAULT_WINDOW: i32 = 2;
 
@@ -149,8 +157,11 @@ enum Action {
     Path,
 }
 
+/// The table size of each search that values positions unless `--hash` says otherwise, MiB.
+pub const BOOK_HASH_MB: usize = 16;
+
 /// The command line, parsed and checked.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 struct Options {
     action: Action,
     /// The book file; `None` (show, stats and export only): the shipped book.
@@ -159,11 +170,25 @@ struct Options {
     level: Level,
     positions: u64,
     window: Discs,
-    threads: usize,
-    hash_mb: usize,
+    /// `--threads` (build's searches at once), `--hash` (each search's table), `--eval-file`.
+    search: SearchOptions,
+    /// The evaluation of `--eval-file`, read once (`None`: the shipped one, every search's
+    /// own default).
+    eval: Option<EvalBundle>,
     out: Option<PathBuf>,
     /// Game files (`learn`), the transcript (`show`), the text file (`import`).
     rest: Vec<String>,
+}
+
+impl Options {
+    /// A search that values positions: `--hash`'s table, `--eval-file`'s evaluation.
+    fn new_search(&self) -> Search {
+        let mut search = Search::new(self.search.hash_mb);
+        if let Some(eval) = &self.eval {
+            search.set_evaluation(eval.clone());
+        }
+        search
+    }
 }
 
 /// Parses the whole command line (the one place that knows the tool's flags).
@@ -171,21 +196,22 @@ fn parse(args: &[String]) -> Result<Options> {
     let mut args = ToolArgs::from_spec(args, &SPEC);
     let mut action = None;
     let (mut book, mut openings, mut out) = (None, None, None);
-    let (mut depth, mut positions, mut window) = (DEFAULT_DEPTH as u64, 100, DEFAULT_WINDOW);
-    let (mut threads, mut hash_mb) = (1, 16);
+    let (mut depth, mut positions, mut window) = (DEFAULT_LEVEL, 100, DEFAULT_WINDOW);
+    let mut search = SearchOptions::new(1, BOOK_HASH_MB);
     let mut rest = Vec::new();
     while let Some(arg) = args.next_option()? {
         match arg {
             Arg::Flag(flag @ "--book") => book = Some(PathBuf::from(args.value(flag)?)),
             Arg::Flag(flag @ "--openings") => openings = Some(PathBuf::from(args.value(flag)?)),
             Arg::Flag(flag @ "--out") => out = Some(PathBuf::from(args.value(flag)?)),
-            Arg::Flag(flag @ "--depth") => depth = args.whole_number(flag)?,
+            Arg::Flag(flag @ "--depth") => {
+                depth = search_options::value(flag, args.value(flag)?, search_options::level)?;
+            }
             Arg::Flag(flag @ "--positions") => positions = args.whole_number(flag)?,
             Arg::Flag(flag @ "--window") => {
                 window = args.whole_number(flag)?.min(128) as i32;
             }
-            Arg::Flag(flag @ "--threads") => threads = args.whole_number(flag)? as usize,
-            Arg::Flag(flag @ "--hash") => hash_mb = args.whole_number(flag)? as usize,
+            Arg::Flag(flag) if SearchOptions::takes(flag) => search.set(flag, args.value(flag)?)?,
             Arg::Positional(word) if action.is_none() => {
                 action = Some(match word {
                     "build" => Action::Build,
@@ -224,19 +250,10 @@ fn parse(args: &[String]) -> Result<Options> {
         "tsuru book {} needs --book FILE (usage: tsuru {usage})",
         ACTIONS[action as usize]
     );
-    let level = u32::try_from(depth)
-        .ok()
-        .and_then(Level::new)
-        .context("--depth must be from 1 to 60")?;
-    ensure!(
-        (1..=crate::config::MAX_THREADS).contains(&threads),
-        "--threads must be from 1 to {}",
-        crate::config::MAX_THREADS
-    );
-    ensure!(
-        (1..=65536).contains(&hash_mb),
-        "--hash must be from 1 to 65536 MiB"
-    );
+    let eval = match search.eval_file {
+        Some(_) => Some(search.eval()?),
+        None => None,
+    };
     let allowed = match action {
         Action::Learn => usize::MAX,
         Action::Merge => usize::MAX,
@@ -261,11 +278,11 @@ fn parse(args: &[String]) -> Result<Options> {
         action,
         book,
         openings,
-        level,
+        level: depth,
         positions,
         window: Discs::new(window),
-        threads,
-        hash_mb,
+        search,
+        eval,
         out,
         rest,
     })
@@ -382,8 +399,8 @@ fn build(options: &Options, path: &Path) -> Result<()> {
     interrupt::catch();
     let mut book = open(path)?;
     let roots = roots(options.openings.as_deref())?;
-    let searches: Vec<Mutex<Search>> = (0..options.threads)
-        .map(|_| Mutex::new(Search::new(options.hash_mb)))
+    let searches: Vec<Mutex<Search>> = (0..options.search.threads)
+        .map(|_| Mutex::new(options.new_search()))
         .collect();
     let started = Instant::now();
     let level = options.level;
@@ -410,21 +427,27 @@ fn build(options: &Options, path: &Path) -> Result<()> {
             ended = "stopped by Ctrl-C (a later build resumes)";
             break;
         }
-        let batch = book.frontier(&boards, options.window, horizon(level), options.threads);
+        let batch = book.frontier(
+            &boards,
+            options.window,
+            horizon(level),
+            options.search.threads,
+        );
         if batch.is_empty() {
             ended = "no line within the window is left to expand";
             break;
         }
-        let expansions: Vec<Expansion> = map_chunks(&batch, options.threads, |index, part| {
-            let mut search = searches[index].lock().expect("no search panicked");
-            let mut valuer = SearchValuer::new(&mut search, level);
-            part.iter()
-                .map(|candidate: &Candidate| expand(&book, candidate, &mut valuer))
-                .collect::<Vec<_>>()
-        })
-        .into_iter()
-        .flatten()
-        .collect();
+        let expansions: Vec<Expansion> =
+            map_chunks(&batch, options.search.threads, |index, part| {
+                let mut search = searches[index].lock().expect("no search panicked");
+                let mut valuer = SearchValuer::new(&mut search, level);
+                part.iter()
+                    .map(|candidate: &Candidate| expand(&book, candidate, &mut valuer))
+                    .collect::<Vec<_>>()
+            })
+            .into_iter()
+            .flatten()
+            .collect();
         for expansion in expansions {
             added += book.apply(expansion) as u64;
         }
@@ -492,7 +515,7 @@ fn learn(options: &Options, book_path: &Path) -> Result<()> {
     // Stamped first: a change made while the book is read is seen at the first game.
     let mut written = interop::Written::new(book_path);
     let mut book = open(book_path)?;
-    let mut search = Search::new(options.hash_mb);
+    let mut search = options.new_search();
     let (mut games_learned, mut added) = (0, 0);
     let started = Instant::now();
     for path in &options.rest {
@@ -647,7 +670,11 @@ mod tests {
         .unwrap();
         assert_eq!(options.action, Action::Build);
         assert_eq!(
-            (options.level.depth(), options.positions, options.threads),
+            (
+                options.level.depth(),
+                options.positions,
+                options.search.threads
+            ),
             (4, 7, 2)
         );
         for bad in [
@@ -712,11 +739,13 @@ mod tests {
             assert!(SPEC.option(flag).is_some(), "{flag}");
         }
         let err = parse(&words(&["stats", "--bok", "b"]))
-            .unwrap_err()
+            .err()
+            .unwrap()
             .to_string();
         assert!(err.contains("did you mean '--book'?"), "{err}");
         let err = parse(&words(&["stast", "--book", "b"]))
-            .unwrap_err()
+            .err()
+            .unwrap()
             .to_string();
         assert!(err.contains("did you mean 'stats'?"), "{err}");
     }

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! tsuru datagen --out selfplay.txt --games 20000 [--seed 1] [--depth 4] [--solve-empties 18]
-//!     [--random 8-30] [--first-index K] [--shard K/N] [--hash MB] [--eval-file WEIGHTS]
+//!     [--random 8-30] [--first-index K] [--shard K/N] [--hash MB] [--threads N]
+//!     [--eval-file WEIGHTS]
 //! ```
 //!
 //! The players use the shipped evaluation bundle, or `--eval-file`'s (the weights with the
@@ -22,7 +23,10 @@
 //! file the whole run writes. Games are dealt out in turn rather than in ranges so that every
 //! shard has the same share of the run, and a run stopped early on every machine at once still
 //! merges into nearly a prefix of it. A game depends on the seed and its index alone, so any
-//! shard can run on any machine, be stopped, and be continued there or elsewhere.
+//! shard can run on any machine, be stopped, and be continued there or elsewhere. That holds
+//! on one search thread, the default: with `--threads` above 1 a search's value and move
+//! depend on the threads' timing, so the games do too (more games a second per run, but
+//! shards are the way to use more cores reproducibly).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -31,6 +35,7 @@ use std::time::Instant;
 use anyhow::{ensure, Context, Result};
 
 use super::{whole_number, Arg, ToolArgs, ToolOption, ToolSpec};
+use crate::cli::search_options::{SearchOptions, EVAL_FILE, HASH, THREADS};
 use crate::eval::EvalBundle;
 use crate::formats::selfplay::RunShard;
 use crate::formats::Shard;
@@ -81,25 +86,22 @@ pub const SPEC: ToolSpec = ToolSpec {
             "play only the run's games i with i % N == K (tsuru merge joins\n\
              the N shards into the run's file)",
         ),
-        ToolOption::new(
-            "--hash",
-            "MB",
-            "transposition table size, 1..4096 (default 16)",
-        ),
-        ToolOption::new(
-            "--eval-file",
-            "WEIGHTS",
-            "the players' weights (default: the shipped ones)",
-        ),
+        ToolOption::shared(HASH, "16"),
+        ToolOption::shared(THREADS, "1: the games depend on the seed alone"),
+        ToolOption::shared(EVAL_FILE, ""),
     ],
     notes: "",
 };
+
+/// The players' table size unless `--hash` says otherwise, MiB.
+pub const SELFPLAY_HASH_MB: usize = 16;
 
 struct Options {
     out: PathBuf,
     games: u64,
     first_index: u64,
-    hash_mb: usize,
+    /// The players' table size and threads.
+    search: SearchOptions,
     config: SelfPlayConfig,
     /// The players' evaluation and its statistics.
     eval: EvalBundle,
@@ -160,9 +162,11 @@ pub fn run(args: &[String]) -> Result<()> {
         .append(true)
         .open(&options.out)
         .with_context(|| format!("opening {}", options.out.display()))?;
-    let mut search = Search::new(options.hash_mb);
+    let mut search = Search::new(options.search.hash_mb);
+    search.set_threads(options.search.threads);
     search.set_evaluation(options.eval.clone());
-    let mut solver = EndgameSolver::new(options.hash_mb);
+    let mut solver = EndgameSolver::new(options.search.hash_mb);
+    solver.set_threads(options.search.threads);
     solver.set_evaluation(options.eval);
     // A shard plays its fixed list of indices; a whole run plays `--games` from its next one.
     let (total, todo): (u64, Box<dyn Iterator<Item = u64>>) = match options.config.shard {
@@ -196,8 +200,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
     let mut games = None;
     let mut first_index = 0;
     let mut shard = None;
-    let mut hash_mb = 16;
-    let mut eval_file = None;
+    let mut search = SearchOptions::new(1, SELFPLAY_HASH_MB);
     let mut config = SelfPlayConfig {
         seed: 1,
         depth: 4,
@@ -228,17 +231,13 @@ fn parse_args(args: &[String]) -> Result<Options> {
             }
             "--first-index" => first_index = args.whole_number(flag)?,
             "--shard" => shard = Some(Shard::parse(args.value(flag)?)?),
-            "--hash" => hash_mb = args.whole_number(flag)?.clamp(1, 4096) as usize,
-            "--eval-file" => eval_file = Some(args.value(flag)?.to_string()),
+            flag if SearchOptions::takes(flag) => search.set(flag, args.value(flag)?)?,
             _ => return Err(args.unexpected(arg)),
         }
     }
     let games =
         games.with_context(|| format!("--games is required (usage: tsuru {})", SPEC.usage()))?;
-    let eval = match &eval_file {
-        Some(path) => EvalBundle::from_file(path)?,
-        None => EvalBundle::shipped(),
-    };
+    let eval = search.eval()?;
     config.weights = eval.weights_id().map(|id| id.0);
     config.shard = shard.map(|shard| RunShard {
         shard,
@@ -250,7 +249,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         out: out.with_context(|| format!("--out is required (usage: tsuru {})", SPEC.usage()))?,
         games,
         first_index,
-        hash_mb,
+        search,
         config,
         eval,
     })

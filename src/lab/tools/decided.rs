@@ -1,4 +1,5 @@
-//! `tsuru decided FILE.ggf [--empties N] [--hash MB] [--positions-out FILE]`: where the games of a match were decided.
+//! `tsuru decided FILE.ggf [--empties N] [--hash MB] [--threads N] [--eval-file W]
+//! [--positions-out FILE]`: where the games of a match were decided.
 //!
 //! Every game of a GGF file (such as a `tsuru match` record, `games.ggf`) is replayed to its
 //! first position with N empties (24 unless `--empties` says otherwise), which is solved
@@ -20,8 +21,10 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
+use super::solve::SOLVER_HASH_MB;
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::{Board, Color};
+use crate::cli::search_options::{SearchOptions, EVAL_FILE, HASH, THREADS};
 use crate::formats::ggf::GgfGame;
 use crate::formats::validation;
 use crate::search::endgame::{EndgameSolver, SolveMode};
@@ -37,7 +40,9 @@ pub const SPEC: ToolSpec = ToolSpec {
             "N",
             "solve at N empty squares, 1..60 (default 24)",
         ),
-        ToolOption::new("--hash", "MB", "transposition table size (default 1024)"),
+        ToolOption::shared(HASH, "1024"),
+        ToolOption::shared(THREADS, "1"),
+        ToolOption::shared(EVAL_FILE, ""),
         ToolOption::new(
             "--positions-out",
             "FILE",
@@ -65,7 +70,8 @@ struct Tally {
 
 /// Runs the tool.
 pub fn run(args: &[String]) -> Result<()> {
-    let (mut file, mut empties, mut hash_mb) = (None, DEFAULT_EMPTIES, 1024usize);
+    let (mut file, mut empties) = (None, DEFAULT_EMPTIES);
+    let mut options = SearchOptions::new(1, SOLVER_HASH_MB);
     let mut positions_out: Option<String> = None;
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
@@ -73,7 +79,9 @@ pub fn run(args: &[String]) -> Result<()> {
             Arg::Flag(flag @ "--empties") => {
                 empties = args.whole_number(flag)?.min(u64::from(u32::MAX)) as u32
             }
-            Arg::Flag(flag @ "--hash") => hash_mb = args.whole_number(flag)? as usize,
+            Arg::Flag(flag) if SearchOptions::takes(flag) => {
+                options.set(flag, args.value(flag)?)?
+            }
             Arg::Flag(flag @ "--positions-out") => {
                 positions_out = Some(args.value(flag)?.to_string())
             }
@@ -90,7 +98,11 @@ pub fn run(args: &[String]) -> Result<()> {
     let text = std::fs::read_to_string(&file).with_context(|| format!("reading {file}"))?;
     let mut solved_lines =
         format!("# {file}: positions at {empties} empties solved by tsuru decided\n");
-    let mut solver = EndgameSolver::new(hash_mb);
+    let mut solver = EndgameSolver::new(options.hash_mb);
+    solver.set_threads(options.threads);
+    if options.eval_file.is_some() {
+        solver.set_evaluation(options.eval()?);
+    }
     let stop = AtomicBool::new(false);
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     let started = Instant::now();

@@ -25,7 +25,8 @@ use std::time::Instant;
 use anyhow::{ensure, Context, Result};
 
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
-use crate::config::{default_threads, MAX_THREADS};
+use crate::cli::search_options::{self, THREADS};
+use crate::config::default_threads;
 use crate::formats::search_cache::{self, ValueShard};
 use crate::formats::Shard;
 use crate::lab::training::positions::PositionSet;
@@ -59,7 +60,7 @@ pub const SPEC: ToolSpec = ToolSpec {
             "search only the K-th of N ranges of the positions (tsuru merge\n\
              joins the N shards)",
         ),
-        ToolOption::new("--threads", "N", "search threads (default: every core)"),
+        ToolOption::shared(THREADS, "every core"),
     ],
     notes: "Without --shard, --out is the file train --search-cache reads for the same positions\n\
             and depth.",
@@ -187,17 +188,15 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--depth" => depth = Some(args.whole_number(flag)?),
             "--out" => out = Some(PathBuf::from(args.value(flag)?)),
             "--shard" => shard = Some(Shard::parse(args.value(flag)?)?),
-            "--threads" => threads = args.whole_number(flag)? as usize,
+            "--threads" => {
+                threads = search_options::value(flag, args.value(flag)?, search_options::threads)?
+            }
             _ => return Err(args.unexpected(arg)),
         }
     }
     let required = |name: &str| format!("{name} is required (usage: tsuru {})", SPEC.usage());
     let depth = depth.with_context(|| required("--depth"))?;
     ensure!((1..=30).contains(&depth), "--depth must be 1..30");
-    ensure!(
-        (1..=MAX_THREADS as u64).contains(&(threads as u64)),
-        "--threads must be 1..{MAX_THREADS}"
-    );
     Ok(Options {
         positions: positions.with_context(|| required("--positions"))?,
         depth: depth as u32,

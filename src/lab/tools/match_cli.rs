@@ -37,6 +37,7 @@ use anyhow::{bail, ensure, Context, Result};
 
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::Color;
+use crate::cli::search_options;
 use crate::formats::match_record::{self, GameEnd, GameLine};
 use crate::formats::openings::{self, Opening};
 use crate::lab::referee::identity::identify;
@@ -48,7 +49,6 @@ use crate::lab::referee::{
 use crate::protocol::Protocol;
 use crate::score::Discs;
 use crate::search::time::saturating_seconds;
-use crate::search::Level;
 
 /// The most games of an SPRT match when `--games` does not say.
 pub const SPRT_MAX_GAMES: usize = 20_000;
@@ -796,11 +796,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
                 options.seed = args.value(flag)?.parse().context("--seed needs a number")?
             }
             "--depth" => {
-                let depth: u32 = args
-                    .value(flag)?
-                    .parse()
-                    .context("--depth needs a number")?;
-                let level = Level::new(depth).context("--depth must be 1..60")?;
+                let level = search_options::value(flag, args.value(flag)?, search_options::level)?;
                 options.limits.depth = Some(level);
             }
             "--move-time" => options.limits.move_time = Some(seconds(args.value(flag)?)?),
@@ -868,6 +864,7 @@ fn checked_name(name: &str) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::Level;
 
     #[test]
     fn quoted_words_split_back_the_same() {

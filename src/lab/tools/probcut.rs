@@ -33,6 +33,7 @@ use anyhow::{ensure, Context, Result};
 
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::Board;
+use crate::cli::search_options::{self, EVAL_FILE, THREADS};
 use crate::eval::pattern::stage_of;
 use crate::eval::probcut::{
     shallow_depth, weights_line, EndgameCuts, ProbCutTable, FULL_WIDTH_DEPTH, MAX_DEPTH,
@@ -53,11 +54,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     about: "measure the Multi-ProbCut statistics of the evaluation (shallow vs deep values)",
     synopsis: "",
     options: &[
-        ToolOption::new(
-            "--eval-file",
-            "WEIGHTS",
-            "measure these weights (default: the shipped ones)",
-        ),
+        ToolOption::shared(EVAL_FILE, ""),
         ToolOption::new(
             "--wthor",
             "DIR",
@@ -70,7 +67,7 @@ pub const SPEC: ToolSpec = ToolSpec {
             "stages of the statistics, 1..60 (default 15)",
         ),
         ToolOption::new("--seed", "S", "which positions (default 1)"),
-        ToolOption::new("--threads", "N", "threads (default 2)"),
+        ToolOption::shared(THREADS, "2"),
         ToolOption::new(
             "--out",
             "FILE",
@@ -83,7 +80,8 @@ pub const SPEC: ToolSpec = ToolSpec {
              this validation file instead of the midgame on WTHOR positions",
         ),
     ],
-    notes: "With --endgame, --wthor, --positions, --stages and --seed are not used.",
+    notes: "With --endgame, --wthor, --positions, --stages and --seed are not used. The weights\n\
+            are measured without the statistics beside them (they are what is measured).",
 };
 
 /// Fewest pairs a stage and depth needs for its statistics to be written.
@@ -448,7 +446,10 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--positions" => options.positions = args.whole_number(flag)? as usize,
             "--stages" => options.stages = args.whole_number(flag)? as usize,
             "--seed" => options.seed = args.whole_number(flag)?,
-            "--threads" => options.threads = args.whole_number(flag)? as usize,
+            "--threads" => {
+                options.threads =
+                    search_options::value(flag, args.value(flag)?, search_options::threads)?
+            }
             "--out" => options.out = Some(PathBuf::from(args.value(flag)?)),
             "--endgame" => options.endgame = Some(PathBuf::from(args.value(flag)?)),
             "--eval-file" => options.eval_file = Some(args.value(flag)?.to_string()),

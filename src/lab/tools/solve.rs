@@ -1,4 +1,4 @@
-//! `tsuru solve FILE.obf [--wld] [--hash MB] [--threads N] [--first N] [--last N]`: solves
+//! `tsuru solve FILE.obf [--wld] [--hash MB] [--threads N] [--eval-file W] [--first N] [--last N]`: solves
 //! every position of an OBF file and checks the answers against the file's scores, on every
 //! core unless `--threads` says otherwise (node counts are reproducible only on one thread).
 //!
@@ -13,8 +13,10 @@
 //! files, which `tsuru accuracy` reads): how validation sets with known answers are made. The
 //! summary's time then includes these solves; the per-position figures do not.
 //!
-//! The table defaults to [`DEFAULT_HASH_MB`] (the engine's default is 64 MiB), which took
-//! 35 % fewer nodes than 64 MiB on FFO #49-#50 (docs/results.md).
+//! The table defaults to [`SOLVER_HASH_MB`] (the engine's default is 64 MiB), which took
+//! 35 % fewer nodes than 64 MiB on FFO #49-#50 (docs/results.md). `--eval-file` changes only
+//! the move order (the weights order the moves of nodes with many empties), so node counts,
+//! never scores.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Condvar, Mutex};
@@ -24,12 +26,15 @@ use anyhow::{bail, Context, Result};
 
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::Move;
+use crate::cli::search_options::{SearchOptions, EVAL_FILE, HASH, THREADS};
+use crate::config::default_threads;
 use crate::formats::obf;
 use crate::search::endgame::{EndgameSolver, SolveMode};
 use crate::search::stop::NodeCounts;
 
-/// Transposition table size of the tool, MiB, unless `--hash` says otherwise.
-pub const DEFAULT_HASH_MB: usize = 1024;
+/// The exact solver's table size in the tools that solve (`solve`, `decided`), MiB, unless
+/// `--hash` says otherwise.
+pub const SOLVER_HASH_MB: usize = 1024;
 
 /// The command line of `tsuru solve`.
 pub const SPEC: ToolSpec = ToolSpec {
@@ -42,8 +47,9 @@ pub const SPEC: ToolSpec = ToolSpec {
             "",
             "prove win, loss or draw only, not the exact score",
         ),
-        ToolOption::new("--hash", "MB", "transposition table size (default 1024)"),
-        ToolOption::new("--threads", "N", "search threads (default: every core)"),
+        ToolOption::shared(HASH, "1024"),
+        ToolOption::shared(THREADS, "every core"),
+        ToolOption::shared(EVAL_FILE, ""),
         ToolOption::new("--first", "N", "skip the positions numbered below N"),
         ToolOption::new("--last", "N", "skip the positions numbered above N"),
         ToolOption::new(
@@ -60,8 +66,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 pub fn run(args: &[String]) -> Result<()> {
     let mut file = None;
     let mut mode = SolveMode::Exact;
-    let mut hash_mb = DEFAULT_HASH_MB;
-    let mut threads = crate::config::default_threads();
+    let mut options = SearchOptions::new(default_threads(), SOLVER_HASH_MB);
     let mut first = None;
     let mut last = None;
     let mut write_obf = None;
@@ -69,9 +74,8 @@ pub fn run(args: &[String]) -> Result<()> {
     while let Some(arg) = args.next_option()? {
         match arg {
             Arg::Flag("--wld") => mode = SolveMode::WinLossDraw,
-            Arg::Flag(flag @ "--hash") => hash_mb = args.whole_number(flag)? as usize,
-            Arg::Flag(flag @ "--threads") => {
-                threads = (args.whole_number(flag)? as usize).clamp(1, crate::config::MAX_THREADS)
+            Arg::Flag(flag) if SearchOptions::takes(flag) => {
+                options.set(flag, args.value(flag)?)?
             }
             Arg::Flag(flag @ "--first") => first = Some(args.whole_number(flag)? as usize),
             Arg::Flag(flag @ "--last") => last = Some(args.whole_number(flag)? as usize),
@@ -91,8 +95,11 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     let mut rescored = String::new();
 
-    let mut solver = EndgameSolver::new(hash_mb);
-    solver.set_threads(threads);
+    let mut solver = EndgameSolver::new(options.hash_mb);
+    solver.set_threads(options.threads);
+    if options.eval_file.is_some() {
+        solver.set_evaluation(options.eval()?);
+    }
     let stop = AtomicBool::new(false);
     let (mut wrong_moves, mut wrong_scores, mut total_nodes, mut solved) = (0, 0, 0u64, 0);
     let started = Instant::now();

@@ -18,6 +18,7 @@ use anyhow::{bail, ensure, Context, Result};
 
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::{Board, Color};
+use crate::cli::search_options;
 use crate::eval::pattern::{layout, PatternEval, Weights};
 use crate::eval::{Evaluation, SeedsEval};
 use crate::formats::{search_cache, validation};
@@ -607,7 +608,10 @@ fn parse_args(args: &[String]) -> Result<Options> {
                     other => bail!("--shrink-to takes zero or previous, not {other:?}"),
                 }
             }
-            "--threads" => options.fit.threads = number(args.value(flag)?)? as usize,
+            "--threads" => {
+                options.fit.threads =
+                    search_options::value(flag, args.value(flag)?, search_options::threads)?
+            }
             "--holdout-every" => options.holdout_every = number(args.value(flag)?)? as usize,
             "--solve-empties" => options.solve_empties = number(args.value(flag)?)? as u32,
             "--positions" => options.positions = Some(PathBuf::from(args.value(flag)?)),

@@ -11,7 +11,6 @@ use super::{read, Action, Options};
 use crate::book::file;
 use crate::book::learn::SearchValuer;
 use crate::book::{edax, user, Book, Key};
-use crate::search::Search;
 
 /// The checks of these actions' arguments, for `parse`.
 pub(super) fn check(action: Action, rest: &[String], out: Option<&Path>) -> Result<()> {
@@ -60,7 +59,7 @@ fn merge_into(book: &mut Book, other: &Book, options: &Options) -> (usize, usize
     let keys: HashSet<Key> = merged.unvalued.iter().copied().collect();
     let left = still_unvalued(book, &keys);
     if !left.is_empty() {
-        let mut search = Search::new(options.hash_mb);
+        let mut search = options.new_search();
         book.revalue(&left, &mut SearchValuer::new(&mut search, options.level));
     }
     (merged.added, merged.combined, left.len())

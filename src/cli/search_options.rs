@@ -1,0 +1,230 @@
+//! The search options every searching command shares, declared once: `--threads`, `--hash`
+//! and `--eval-file` (the group, [`GROUP`]), and the value parsers of `--level` and
+//! `--probcut`.
+//!
+//! The engine's option table ([`super::options`]) and every tool that searches (the lab's
+//! `ToolSpec` tables) take their rows for these options from here, with their own default,
+//! and parse them with the same functions, so a flag has one name, one value name, one help
+//! text, one range and one error message wherever it is given. Only the defaults differ, as
+//! each command's work does (the solver's large table, a reproducible single thread).
+//!
+//! The parsers' errors do not name the flag; [`SearchOptions::set`] and the engine's parser
+//! put `option --FLAG: ` before them, so `--threads 0` reads the same in every command.
+
+use anyhow::{anyhow, bail, Context, Result};
+
+use crate::config::{Level, MAX_HASH_MB, MAX_THREADS};
+use crate::eval::{EvalBundle, EvalChoice};
+
+/// One shared option: its flag, the name of its value and what it does (each command adds its
+/// default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SharedOption {
+    /// The flag, `--name`.
+    pub flag: &'static str,
+    /// The name of its value.
+    pub value: &'static str,
+    /// What it does, one line, without the default.
+    pub help: &'static str,
+}
+
+/// `--threads N`: search threads.
+pub const THREADS: SharedOption = SharedOption {
+    flag: "--threads",
+    value: "N",
+    help: "search threads, 1-512",
+};
+
+/// `--hash MB`: the transposition table's size.
+pub const HASH: SharedOption = SharedOption {
+    flag: "--hash",
+    value: "MB",
+    help: "transposition table size in MiB, 1-65536",
+};
+
+/// `--eval-file WEIGHTS`: other weights than the shipped ones.
+pub const EVAL_FILE: SharedOption = SharedOption {
+    flag: "--eval-file",
+    value: "WEIGHTS",
+    help: "pattern weights to search with instead of the shipped ones",
+};
+
+/// The group every tool that searches takes, in the order of [`SearchOptions`]' fields.
+pub const GROUP: [SharedOption; 3] = [THREADS, HASH, EVAL_FILE];
+
+/// The value `text` of the option `flag`, read by `parse` (one of this module's parsers); an
+/// error starts `option FLAG: `, as the engine's do.
+pub fn value<T>(flag: &str, text: &str, parse: fn(&str) -> Result<T>) -> Result<T> {
+    parse(text).with_context(|| format!("option {flag}"))
+}
+
+/// A number, or an error naming `what`.
+fn number<T: std::str::FromStr>(text: &str, what: &str) -> Result<T> {
+    text.parse()
+        .map_err(|_| anyhow!("{what} must be a number, not {text:?}"))
+}
+
+/// `--threads`' value: 1 to [`MAX_THREADS`].
+pub fn threads(text: &str) -> Result<usize> {
+    let threads: usize = number(text, "the thread count")?;
+    if !(1..=MAX_THREADS).contains(&threads) {
+        bail!("the thread count must be from 1 to {MAX_THREADS}");
+    }
+    Ok(threads)
+}
+
+/// `--hash`'s value in MiB: 1 to [`MAX_HASH_MB`].
+pub fn hash_mb(text: &str) -> Result<usize> {
+    let mb: usize = number(text, "the hash size")?;
+    if !(1..=MAX_HASH_MB).contains(&mb) {
+        bail!("the hash size must be between 1 and {MAX_HASH_MB} MiB");
+    }
+    Ok(mb)
+}
+
+/// A level (`--level`, and the tools' `--depth` where it is one): 1 to 60.
+pub fn level(text: &str) -> Result<Level> {
+    let n: u32 = number(text, "the level")?;
+    Level::new(n).ok_or_else(|| {
+        anyhow!(
+            "the level must be between {} and {}",
+            Level::MIN,
+            Level::MAX
+        )
+    })
+}
+
+/// `--probcut`'s confidence factor, 0 to 10: `None` (no selective cuts) for 0.
+pub fn probcut(text: &str) -> Result<Option<f32>> {
+    let t: f32 = number(text, "the ProbCut confidence")?;
+    if !(0.0..=10.0).contains(&t) {
+        bail!("the ProbCut confidence must be between 0 (off) and 10");
+    }
+    Ok((t > 0.0).then_some(t))
+}
+
+/// The values of the group, as a tool reads them: its defaults until a flag sets one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// `--threads`.
+    pub threads: usize,
+    /// `--hash`, MiB.
+    pub hash_mb: usize,
+    /// `--eval-file` (`None`: the shipped weights).
+    pub eval_file: Option<String>,
+}
+
+impl SearchOptions {
+    /// The tool's defaults: `threads` threads, a table of `hash_mb` MiB, the shipped weights.
+    pub const fn new(threads: usize, hash_mb: usize) -> SearchOptions {
+        SearchOptions {
+            threads,
+            hash_mb,
+            eval_file: None,
+        }
+    }
+
+    /// Whether `flag` is one of the group's.
+    pub fn takes(flag: &str) -> bool {
+        GROUP.iter().any(|option| option.flag == flag)
+    }
+
+    /// Sets the option `flag` (one of [`GROUP`]) from its value `text`; an error starts
+    /// `option FLAG: `, as the engine's do.
+    pub fn set(&mut self, flag: &str, text: &str) -> Result<()> {
+        match flag {
+            "--threads" => self.threads = value(flag, text, threads)?,
+            "--hash" => self.hash_mb = value(flag, text, hash_mb)?,
+            "--eval-file" => self.eval_file = Some(text.to_string()),
+            _ => bail!("{flag} is not a search option"),
+        }
+        Ok(())
+    }
+
+    /// The evaluation bundle to search with: `--eval-file`'s weights and statistics, or the
+    /// shipped ones.
+    pub fn eval(&self) -> Result<EvalBundle> {
+        match &self.eval_file {
+            Some(path) => EvalChoice::File(path.clone()).build(),
+            None => Ok(EvalBundle::shipped()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_checked_against_one_range() {
+        assert_eq!(threads("1").unwrap(), 1);
+        assert_eq!(threads(&MAX_THREADS.to_string()).unwrap(), MAX_THREADS);
+        assert_eq!(hash_mb("65536").unwrap(), 65536);
+        assert_eq!(level("60").unwrap().get(), 60);
+        assert_eq!(probcut("0").unwrap(), None);
+        assert_eq!(probcut("1.5").unwrap(), Some(1.5));
+        for (result, message) in [
+            (
+                threads("0").map(|_| ()),
+                "the thread count must be from 1 to 512",
+            ),
+            (
+                threads("513").map(|_| ()),
+                "the thread count must be from 1 to 512",
+            ),
+            (
+                threads("x").map(|_| ()),
+                "the thread count must be a number, not \"x\"",
+            ),
+            (
+                hash_mb("0").map(|_| ()),
+                "the hash size must be between 1 and 65536 MiB",
+            ),
+            (
+                hash_mb("65537").map(|_| ()),
+                "the hash size must be between 1 and 65536 MiB",
+            ),
+            (
+                level("61").map(|_| ()),
+                "the level must be between 1 and 60",
+            ),
+            (
+                probcut("-1").map(|_| ()),
+                "the ProbCut confidence must be between 0 (off) and 10",
+            ),
+        ] {
+            assert_eq!(result.unwrap_err().to_string(), message);
+        }
+    }
+
+    #[test]
+    fn the_help_states_the_ranges_the_parsers_check() {
+        assert!(THREADS.help.ends_with(&format!("1-{MAX_THREADS}")));
+        assert!(HASH.help.ends_with(&format!("1-{MAX_HASH_MB}")));
+    }
+
+    #[test]
+    fn the_group_sets_its_fields_and_names_the_flag_in_errors() {
+        let mut options = SearchOptions::new(1, 64);
+        for flag in GROUP.map(|option| option.flag) {
+            assert!(SearchOptions::takes(flag), "{flag}");
+        }
+        assert!(!SearchOptions::takes("--depth"));
+        options.set("--threads", "3").unwrap();
+        options.set("--hash", "8").unwrap();
+        options.set("--eval-file", "w.tsw").unwrap();
+        assert_eq!(
+            options,
+            SearchOptions {
+                threads: 3,
+                hash_mb: 8,
+                eval_file: Some("w.tsw".into())
+            }
+        );
+        let err = options.set("--threads", "0").unwrap_err();
+        assert_eq!(
+            format!("{err:#}"),
+            "option --threads: the thread count must be from 1 to 512"
+        );
+    }
+}
