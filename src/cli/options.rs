@@ -342,6 +342,12 @@ mod tests {
     }
 
     #[test]
+    fn the_hash_default_the_help_states_is_the_one_used() {
+        let hash = OPTIONS.iter().find(|o| o.names == ["--hash"]).unwrap();
+        assert_eq!(hash.default, crate::config::DEFAULT_HASH_MB.to_string());
+    }
+
+    #[test]
     fn help_lists_every_option_name() {
         let help = help();
         for spec in OPTIONS {

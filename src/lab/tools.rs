@@ -439,6 +439,22 @@ mod tests {
     }
 
     #[test]
+    fn the_hash_defaults_the_help_states_are_the_ones_used() {
+        use crate::config::DEFAULT_HASH_MB;
+        for (spec, mb) in [
+            (&accuracy::SPEC, DEFAULT_HASH_MB),
+            (&bench::SPEC, DEFAULT_HASH_MB),
+            (&book::SPEC, book::BOOK_HASH_MB),
+            (&datagen::SPEC, datagen::SELFPLAY_HASH_MB),
+            (&decided::SPEC, solve::SOLVER_HASH_MB),
+            (&solve::SPEC, solve::SOLVER_HASH_MB),
+        ] {
+            let row = spec.option("--hash").unwrap();
+            assert_eq!(row.default, mb.to_string(), "{}", spec.name);
+        }
+    }
+
+    #[test]
     fn a_table_parser_refuses_flags_the_table_lacks() {
         let words: Vec<String> = ["x", "--fast", "--out", "d", "--fats"]
             .iter()

@@ -33,7 +33,7 @@ impl Loaded {
     /// ([`crate::book::user::for_session`]), as the engine plays on without it.
     pub fn load(config: Config) -> Result<Loaded> {
         let eval = config.eval.build().with_context(|| match &config.eval {
-            crate::eval::EvalChoice::File(_) => "option --eval-file",
+            crate::config::EvalChoice::File(_) => "option --eval-file",
             _ => "option --eval",
         })?;
         let (book, book_path) = match &config.book {
@@ -94,7 +94,7 @@ mod tests {
             assert!(format!("{err:#}").starts_with("option --book: "), "{err:#}");
         }
         let err = Loaded::load(Config {
-            eval: crate::eval::EvalChoice::File("Cargo.toml".into()),
+            eval: crate::config::EvalChoice::File("Cargo.toml".into()),
             ..Config::default()
         })
         .err()
