@@ -7,7 +7,10 @@
 //!
 //! Each tool describes its command line once, as a [`ToolSpec`] (its `SPEC`): a table of
 //! options from which its usage line, its `--help` text and the flags its parser accepts
-//! (with a did-you-mean for any other) all come. The tools print through [`crate::out!`] and
+//! (with a did-you-mean for any other) all come. The rows of the search options the engine
+//! and the tools share (`--threads`, `--hash`, `--eval-file`) are [`ToolOption::shared`] rows
+//! of [`crate::cli::search_options`], parsed by [`crate::cli::search_options::SearchOptions`],
+//! so they read the same in every tool. The tools print through [`crate::out!`] and
 //! [`crate::outln!`], so that a closed stdout ends them quietly (see [`crate::cli::output`]);
 //! `--help` is answered by the binary, from the spec, before a tool runs.
 
