@@ -40,6 +40,7 @@ mod alphabeta;
 mod buckets;
 pub mod endgame;
 pub mod ordering;
+mod parallel;
 mod split;
 pub mod stop;
 pub mod time;
@@ -49,7 +50,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use split::Pool;
+use parallel::ThreadContext;
 use stop::{NodeCounts, StopCheck};
 
 use crate::board::{Board, Move};
@@ -79,9 +80,6 @@ struct SplitNode {
     /// The node's distance from the root (where its children's principal variations go).
     ply: usize,
 }
-
-/// The midgame search's split points.
-type MidgamePool = Pool<SplitNode, Score>;
 
 /// Deepest ply the search can reach (moves and passes).
 pub(crate) const MAX_PLY: usize = 128;
@@ -197,23 +195,12 @@ pub struct Search {
     use_table: bool,
     selectivity: Option<f32>,
     // Per-search state.
-    nodes: u64,
-    next_poll: u64,
+    /// This thread's node count, poll, stop and place among the split points.
+    core: ThreadContext<SplitNode, Score>,
     started: Instant,
-    stopped: bool,
     /// The budget a pondering search gets once its position is asked for
     /// ([`Search::iterate_pondering`]); `None` in every other search.
     live: Option<Arc<LiveBudget>>,
-    /// While several threads search one root: their split points (see [`split`]).
-    pool: Option<Arc<MidgamePool>>,
-    /// This thread's index among those of the search (0: the one that leads it).
-    thread: usize,
-    /// The innermost split point this thread is searching under, or [`split::NONE`].
-    current: usize,
-    /// The alpha that this thread's move at `current` is searched on.
-    task_alpha: Score,
-    /// How many split points this thread has open (the height of its stack in the pool).
-    height: usize,
     pv: Box<[[Move; MAX_PLY]; MAX_PLY]>,
     pv_len: [usize; MAX_PLY],
 }
@@ -233,16 +220,9 @@ impl Search {
             bundle: EvalBundle::shipped(),
             use_table: true,
             selectivity: Some(crate::eval::probcut::DEFAULT_CONFIDENCE),
-            nodes: 0,
-            next_poll: POLL_INTERVAL,
+            core: ThreadContext::new(POLL_INTERVAL),
             started: Instant::now(),
-            stopped: false,
             live: None,
-            pool: None,
-            thread: 0,
-            current: split::NONE,
-            task_alpha: Score::ZERO,
-            height: 0,
             pv: Box::new([[Move::Pass; MAX_PLY]; MAX_PLY]),
             pv_len: [0; MAX_PLY],
         }
@@ -335,9 +315,8 @@ impl Search {
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
         self.started = Instant::now();
-        self.nodes = 0;
+        self.core.reset_nodes();
         self.solver.reset_nodes();
-        self.next_poll = POLL_INTERVAL;
         self.counts.reset();
         let live = self.live.clone();
         // A pondering search's deadlines are its live budget's alone.
@@ -350,7 +329,7 @@ impl Search {
             .with_live_budget(live.as_deref())
             .with_node_limit(limits.nodes.unwrap_or(u64::MAX));
         let stop = &stop;
-        self.stopped = false;
+        self.core.start();
         self.tt.new_generation();
         let mut board = board.without_history();
 
@@ -393,13 +372,19 @@ impl Search {
             max_depth = max_depth.min(empties.saturating_sub(PRESOLVE_EMPTIES).max(4));
         }
         let (mut result, exact) = if self.threads > 1 {
-            self.deepen_parallel(
-                &board, limits, &mut roots, multi_pv, max_depth, stop, on_info,
-            )
+            // On every thread (Young Brothers Wait, [`parallel`]): this thread deepens,
+            // reports and returns as alone, and opens split points where a helper is idle
+            // (see [`SPLIT_MIN_DEPTH`]); the helpers search the moves they take there on
+            // their own boards with their own state, sharing the tables, until this thread is
+            // done. Their node counts are added to the search's.
+            let (threads, counts) = (self.threads, Arc::clone(&self.counts));
+            let lead = stop.with_counts(&counts, 0);
+            let deepen = |search: &mut Search| {
+                search.deepen(&board, limits, &mut roots, max_depth, &lead, on_info)
+            };
+            parallel::with_helpers(self, threads, stop, &counts, deepen).0
         } else {
-            self.deepen(
-                &board, limits, &mut roots, multi_pv, max_depth, stop, on_info,
-            )
+            self.deepen(&board, limits, &mut roots, max_depth, stop, on_info)
         };
         if exact {
             let mut result = result.expect("an exact iteration completed");
@@ -409,7 +394,7 @@ impl Search {
         if let Some(mode) = endgame {
             // After the soft deadline a solve would not finish in time: keep the midgame result.
             let out_of_time = result.is_some() && self.past_soft_deadline(limits);
-            if !self.stopped && !out_of_time {
+            if !self.core.stopped() && !out_of_time {
                 let mut probable = None;
                 let solved = self.solve_root(&mut board, mode, multi_pv, stop, &mut |info| {
                     on_info(info);
@@ -426,7 +411,7 @@ impl Search {
                 }
             }
         }
-        let completed = !self.stopped && endgame.is_none() && !solve_skipped;
+        let completed = !self.core.stopped() && endgame.is_none() && !solve_skipped;
         match result {
             Some(mut result) => {
                 result.completed = completed;
@@ -453,20 +438,20 @@ impl Search {
 
     /// The midgame iterations from depth 1 to `max_depth` (or until the soft deadline or a
     /// stop), each reported through `on_info`: the last completed iteration's result, and
-    /// whether it is exact (its depth covered the empties).
-    #[allow(clippy::too_many_arguments)]
+    /// whether it is exact (its depth covered the empties). The first `limits.multi_pv` of
+    /// `roots` get exact scores.
     fn deepen(
         &mut self,
         board: &Board,
         limits: &SearchLimits,
         roots: &mut [alphabeta::RootMove],
-        multi_pv: usize,
         max_depth: u32,
         stop: &StopCheck,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> (Option<SearchResult>, bool) {
         let mut board = board.clone();
         let empties = board.empties();
+        let multi_pv = limits.multi_pv.clamp(1, roots.len());
         let mut result: Option<SearchResult> = None;
         let mut last_score = Score::ZERO;
         let mut last_iteration = Duration::ZERO;
@@ -513,66 +498,6 @@ impl Search {
         (result, false)
     }
 
-    /// [`Search::deepen`] on every thread (Young Brothers Wait, [`split`]): this thread
-    /// deepens, reports and returns as alone, and opens split points where a helper is idle
-    /// (see [`SPLIT_MIN_DEPTH`]); the helpers wait for split points, search the moves they
-    /// take there on their own boards with their own state, sharing the tables, and return
-    /// when this thread is done. The helpers' node counts are added to the search's.
-    #[allow(clippy::too_many_arguments)]
-    fn deepen_parallel(
-        &mut self,
-        board: &Board,
-        limits: &SearchLimits,
-        roots: &mut [alphabeta::RootMove],
-        multi_pv: usize,
-        max_depth: u32,
-        stop: &StopCheck,
-        on_info: &mut dyn FnMut(&SearchInfo),
-    ) -> (Option<SearchResult>, bool) {
-        let counts = Arc::clone(&self.counts);
-        let pool = Arc::new(MidgamePool::new(self.threads));
-        let mut helpers: Vec<Search> = (1..self.threads)
-            .map(|i| Search {
-                pool: Some(Arc::clone(&pool)),
-                thread: i,
-                ..self.helper()
-            })
-            .collect();
-        self.pool = Some(Arc::clone(&pool));
-        self.thread = 0;
-        let out = std::thread::scope(|scope| {
-            for (i, helper) in helpers.iter_mut().enumerate() {
-                let stop = stop
-                    .for_helper(pool.quit_flag())
-                    .with_counts(&counts, i + 1);
-                scope.spawn(move || helper.serve(&stop));
-            }
-            let stop = stop.with_counts(&counts, 0);
-            let out = self.deepen(board, limits, roots, multi_pv, max_depth, &stop, on_info);
-            pool.quit();
-            out
-        });
-        self.pool = None;
-        // The helpers' exact totals, for the result.
-        for (i, helper) in helpers.iter().enumerate() {
-            counts.set(i + 1, helper.nodes + helper.solver.nodes());
-        }
-        log::debug!(
-            "parallel midgame: {} nodes on the leading thread, {} on {} helpers",
-            self.nodes + self.solver.nodes(),
-            self.total_nodes() - self.nodes - self.solver.nodes(),
-            helpers.len()
-        );
-        out
-    }
-
-    /// A helper's life in a parallel midgame search: joins split points with moves left,
-    /// until the search quits.
-    fn serve(&mut self, stop: &StopCheck) {
-        let pool = Arc::clone(self.pool.as_ref().expect("a helper has a pool"));
-        pool.serve(|point| self.help(&pool, point, split::NONE, stop));
-    }
-
     /// A searcher for a helper thread: the same tables, evaluation and settings, its own
     /// per-search state and solver (sharing the solver's table).
     fn helper(&self) -> Search {
@@ -584,16 +509,9 @@ impl Search {
             selectivity: self.selectivity,
             threads: 1,
             counts: Arc::new(NodeCounts::new(1)),
-            nodes: 0,
-            next_poll: POLL_INTERVAL,
+            core: ThreadContext::new(POLL_INTERVAL),
             started: self.started,
-            stopped: false,
             live: None,
-            pool: None,
-            thread: 0,
-            current: split::NONE,
-            task_alpha: Score::ZERO,
-            height: 0,
             pv: Box::new([[Move::Pass; MAX_PLY]; MAX_PLY]),
             pv_len: [0; MAX_PLY],
         }
@@ -617,7 +535,7 @@ impl Search {
     /// they run, exactly once they are done.
     fn total_nodes(&self) -> u64 {
         let helpers: u64 = (1..self.threads).map(|i| self.counts.get(i)).sum();
-        self.nodes + self.solver.nodes() + helpers
+        self.core.nodes + self.solver.nodes() + helpers
     }
 
     fn info(&self, depth: Depth, roots: &[alphabeta::RootMove]) -> SearchInfo {
@@ -665,7 +583,7 @@ impl Search {
             SolveMode::WinLossDraw => Depth::WinLossDraw,
         };
         // The solver counts its own nodes: what is left of the limit is its share.
-        let stop = stop.less_nodes(self.nodes);
+        let stop = stop.less_nodes(self.core.nodes);
         let lines = if multi_pv == 1 {
             let started = self.started;
             let nodes_before = self.total_nodes();

@@ -13,13 +13,11 @@
 //! are the table's scores. Discs enter only as [`Score::from_discs`] (final scores, the
 //! solver's values in `solve_node`).
 
-use std::sync::Arc;
-
 use super::ordering;
-use super::split::{self, Task};
+use super::parallel::{self, SplitSearch, ThreadContext};
 use super::stop::StopCheck;
 use super::tt::Bound;
-use super::{MidgamePool, Search, SplitNode, MAX_PLY, POLL_INTERVAL, SPLIT_MIN_DEPTH};
+use super::{Search, SplitNode, MAX_PLY, SPLIT_MIN_DEPTH};
 use crate::board::{bits, Board, Move, Square};
 use crate::eval::pattern::LeafView;
 use crate::eval::probcut::Cut;
@@ -148,7 +146,7 @@ impl Search {
                 }
             };
             board.undo();
-            if self.stopped {
+            if self.core.stopped() {
                 return None;
             }
             root.score = value;
@@ -216,23 +214,10 @@ impl Search {
 
     /// Whether the search must stop now (flag, deadline or node limit, counting the
     /// solver's nodes too; in a parallel search also a cutoff or a raised alpha at a split
-    /// point above this thread's subtree), checked every [`POLL_INTERVAL`] nodes.
+    /// point above this thread's subtree), checked every [`super::POLL_INTERVAL`] nodes.
     #[inline]
     fn poll(&mut self, stop: &StopCheck) -> bool {
-        if self.nodes >= self.next_poll {
-            self.next_poll = self.nodes + POLL_INTERVAL;
-            if stop.should_stop(self.nodes + self.solver.nodes()) {
-                self.stopped = true;
-                if let Some(pool) = &self.pool {
-                    pool.quit();
-                }
-            } else if self.current != split::NONE {
-                // This subtree is no longer needed as it is searched.
-                let pool = self.pool.as_ref().expect("a split point has a pool");
-                self.stopped |= pool.abandoned(self.current, self.task_alpha);
-            }
-        }
-        self.stopped
+        self.core.poll(stop, self.solver.nodes())
     }
 
     /// Negamax value of `board` searched `depth` plies, fail-soft within `(alpha, beta)`.
@@ -246,7 +231,7 @@ impl Search {
         stop: &StopCheck,
     ) -> Score {
         self.pv_len[ply] = 0;
-        self.nodes += 1;
+        self.core.nodes += 1;
         if self.poll(stop) {
             return Score::ZERO;
         }
@@ -334,12 +319,12 @@ impl Search {
         let leaves_in_place = depth == 1 && self.bundle.evaluator().patterns().is_some();
         let moves = order.as_slice();
         for (i, &square) in moves.iter().enumerate() {
-            if i > 0 && moves.len() - i >= 2 && depth >= SPLIT_MIN_DEPTH && self.may_split() {
-                let node = SplitNode { depth, ply };
-                let window = (alpha, beta);
+            if i > 0 && moves.len() - i >= 2 && depth >= SPLIT_MIN_DEPTH && self.core.may_split() {
+                let (node, window) = (SplitNode { depth, ply }, (alpha, beta));
+                let searched = (best, best_square);
                 let (value, split_best) =
-                    self.split(board, &moves[i..], node, window, (best, best_square), stop);
-                if self.stopped {
+                    parallel::split(self, board, &moves[i..], node, window, searched, stop);
+                if self.core.stopped() {
                     return Score::ZERO;
                 }
                 if let Some(found) = split_best.filter(|_| split_best != best_square) {
@@ -381,7 +366,7 @@ impl Search {
                 board.undo();
                 value
             };
-            if self.stopped {
+            if self.core.stopped() {
                 return Score::ZERO;
             }
             if value > best {
@@ -420,7 +405,7 @@ impl Search {
     ) -> Score {
         debug_assert!(board.empties() >= 2);
         self.pv_len[ply + 1] = 0;
-        self.nodes += 1;
+        self.core.nodes += 1;
         if self.poll(stop) {
             return Score::ZERO;
         }
@@ -436,145 +421,6 @@ impl Search {
             .patterns()
             .expect("leaves are evaluated in place only by the pattern evaluation");
         eval.evaluate_leaf(&leaf)
-    }
-
-    /// Whether to share the rest of a node's moves: a parallel search, an idle thread to
-    /// take them and room on this thread's stack of split points.
-    #[inline]
-    fn may_split(&self) -> bool {
-        self.pool
-            .as_ref()
-            .is_some_and(|pool| self.height < split::MAX_SPLITS && pool.has_idle())
-    }
-
-    /// Searches `moves` (the moves of `board` left after the first, at least two) on several
-    /// threads: opens a split point with the window and the best value and move so far, takes
-    /// moves from it like its helpers, then waits for them, helping at split points opened
-    /// below it. Returns the node's best value and move; `self.stopped` is set when the
-    /// search is stopping or a point above is abandoned (the value is then meaningless), not
-    /// when this point is cut off (its value is then a lower bound).
-    fn split(
-        &mut self,
-        board: &mut Board,
-        moves: &[Square],
-        node: SplitNode,
-        window: (Score, Score),
-        best: (Score, Option<Square>),
-        stop: &StopCheck,
-    ) -> (Score, Option<Square>) {
-        let pool = Arc::clone(self.pool.as_ref().expect("only a parallel search splits"));
-        let parent = (self.current, self.task_alpha);
-        let point = pool.open(
-            self.thread,
-            self.height,
-            parent,
-            board,
-            node,
-            window,
-            best,
-            moves,
-        );
-        self.height += 1;
-        if let Some(task) = pool.take(point) {
-            self.work_at(&pool, point, board, task, node, stop);
-        }
-        if self.stopped {
-            // Abandoned from above or stopping: the moves left are not worth starting.
-            pool.drain(point);
-        }
-        // Wait for the helpers, helping below meanwhile; only the leading thread watches the
-        // caller's stop check (the helpers' checks watch the pool's quit flag).
-        pool.set_idle(true);
-        loop {
-            let seen = pool.events();
-            if !pool.has_workers(point) {
-                break;
-            }
-            if let Some(below) = pool.find_work(point) {
-                pool.set_idle(false);
-                self.help(&pool, below, point, stop);
-                pool.set_idle(true);
-                continue;
-            }
-            if self.thread == 0 && stop.should_stop(self.nodes + self.solver.nodes()) {
-                pool.quit();
-            }
-            pool.wait(seen);
-        }
-        pool.set_idle(false);
-        self.height -= 1;
-        let closed = pool.close(self.thread, point);
-        self.stopped = pool.abandoned(self.current, self.task_alpha);
-        (closed.best, closed.best_square)
-    }
-
-    /// Joins split point `point` of another thread (if it is still open under `below`,
-    /// unless that is [`split::NONE`]) and searches its moves until none is left; the values
-    /// go to the point, and an abandoned subtree leaves this thread unstopped (unless the
-    /// search is stopping): the point's owner decides what it means.
-    pub(super) fn help(
-        &mut self,
-        pool: &MidgamePool,
-        point: usize,
-        below: usize,
-        stop: &StopCheck,
-    ) {
-        let Some(joined) = pool.join(point, below) else {
-            return;
-        };
-        let mut board = joined.board;
-        self.work_at(pool, point, &mut board, joined.task, joined.context, stop);
-        pool.leave(point);
-        self.stopped = pool.is_quitting();
-    }
-
-    /// Searches moves of split point `point`, whose position `board` is, starting with
-    /// `task`, and reports each value to the point, until it hands out no more or this
-    /// thread is stopped (by the search's stop or a cutoff at or above the point). A move
-    /// abandoned because the point's alpha rose past its window is searched again on the
-    /// new alpha.
-    fn work_at(
-        &mut self,
-        pool: &MidgamePool,
-        point: usize,
-        board: &mut Board,
-        mut task: Task<Score>,
-        SplitNode { depth, ply }: SplitNode,
-        stop: &StopCheck,
-    ) {
-        let outer = (self.current, self.task_alpha);
-        self.current = point;
-        loop {
-            let Task {
-                square,
-                alpha,
-                beta,
-            } = task;
-            self.task_alpha = alpha;
-            let flipped = board.flips(square);
-            board.apply_flips(square, flipped);
-            let probe = -self.alphabeta(board, depth - 1, -alpha - UNIT, -alpha, ply + 1, stop);
-            let value = if probe > alpha && probe < beta && !self.stopped {
-                -self.alphabeta(board, depth - 1, -beta, -probe, ply + 1, stop)
-            } else {
-                probe
-            };
-            board.undo();
-            if self.stopped {
-                // Only this point's alpha rose past the move's: search it again on the new one.
-                let Some(alpha) = pool.retry_alpha(point, beta) else {
-                    break;
-                };
-                self.stopped = false;
-                task = Task { alpha, ..task };
-                continue;
-            }
-            match pool.report(point, square, value) {
-                Some(next) => task = next,
-                None => break,
-            }
-        }
-        (self.current, self.task_alpha) = outer;
     }
 
     /// Multi-ProbCut at a null-window node: `Some(beta)` when a shallow search predicts the
@@ -599,7 +445,7 @@ impl Search {
         let high = Score::from_units(high.clamp(-inf + 1.0, inf) as i32);
         if high < INF {
             let value = self.alphabeta(board, cut.shallow, high - UNIT, high, ply, stop);
-            if self.stopped {
+            if self.core.stopped() {
                 return Some(Score::ZERO);
             }
             if value >= high {
@@ -610,7 +456,7 @@ impl Search {
         let low = Score::from_units(low.clamp(-inf, inf - 1.0) as i32);
         if low > -INF {
             let value = self.alphabeta(board, cut.shallow, low, low + UNIT, ply, stop);
-            if self.stopped {
+            if self.core.stopped() {
                 return Some(Score::ZERO);
             }
             if value <= low {
@@ -634,10 +480,10 @@ impl Search {
         let bound = |discs: Discs| discs.clamp(-Discs::INFINITY, Discs::INFINITY);
         let low = bound(alpha.floor_discs());
         let high = bound(beta.ceil_discs());
-        let stop = stop.less_nodes(self.nodes);
+        let stop = stop.less_nodes(self.core.nodes);
         let value = self.solver.search_nested(board, low, high, &stop);
         if self.solver.was_stopped() {
-            self.stopped = true;
+            self.core.set_stopped();
             return Score::ZERO;
         }
         Score::from_discs(value)
@@ -651,6 +497,41 @@ impl Search {
         head[ply][0] = mv;
         head[ply][1..=child_len].copy_from_slice(&tail[0][..child_len]);
         self.pv_len[ply] = child_len + 1;
+    }
+}
+
+/// The midgame search's side of its threads: a split point's context is its node's
+/// remaining depth and ply.
+impl SplitSearch for Search {
+    type Context = SplitNode;
+    type Value = Score;
+    const UNIT: Score = UNIT;
+    const NAME: &'static str = "midgame";
+
+    #[inline]
+    fn core(&mut self) -> &mut ThreadContext<SplitNode, Score> {
+        &mut self.core
+    }
+
+    /// The nodes of the solves of nodes handed to the solver.
+    fn nested_nodes(&self) -> u64 {
+        self.solver.nodes()
+    }
+
+    fn helper(&self) -> Search {
+        Search::helper(self)
+    }
+
+    /// The child of the node searched to the node's depth less one.
+    fn search_child(
+        &mut self,
+        board: &mut Board,
+        SplitNode { depth, ply }: SplitNode,
+        alpha: Score,
+        beta: Score,
+        stop: &StopCheck,
+    ) -> Score {
+        self.alphabeta(board, depth - 1, alpha, beta, ply + 1, stop)
     }
 }
 
@@ -753,7 +634,7 @@ mod tests {
         let mut board = positions(11).remove(0);
         let mut roots = root_moves(&board);
         let before = board.clone();
-        search.next_poll = 0;
+        search.core = ThreadContext::new(0);
         assert_eq!(
             search.root_iteration(&mut board, 8, &mut roots, 1, Score::ZERO, &stop),
             None

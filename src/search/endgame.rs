@@ -75,10 +75,9 @@
 //! the leaf list search); `last` the searches of the last four empties.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use super::ordering::{self, SQUARE_ORDER};
-use super::split::{self, Pool, Task};
+use super::parallel::{SplitSearch, ThreadContext};
 use super::stop::{NodeCounts, StopCheck};
 use crate::board::bits::{self, BitView};
 use crate::board::{Board, Move, Square};
@@ -162,10 +161,6 @@ const SELECTIVE_TAG: u8 = 1;
 const EXACT_TAG: u8 = SELECTIVE_TAG + SELECTIVE_LEVELS.len() as u8;
 const _: () = assert!(EXACT_TAG <= MAX_TAG);
 
-/// The solver's split points: their context is the selective pass of the search (an index
-/// into [`SELECTIVE_LEVELS`], `None` when exact).
-type SolverPool = Pool<Option<usize>, Discs>;
-
 /// Nodes with at least this many empties may be split among threads (Young Brothers Wait,
 /// see [`EndgameSolver::set_threads`]) once their first move is searched.
 pub const SPLIT_MIN_EMPTIES: u32 = 16;
@@ -242,21 +237,8 @@ pub struct EndgameSolver {
     threads: usize,
     /// The running node counts of the threads of the root solve in progress.
     counts: Arc<NodeCounts>,
-    /// While several threads solve one root: their split points (see [`split`](super::split)).
-    pool: Option<Arc<SolverPool>>,
-    /// This thread's index among those of the root solve (0: the one that leads it).
-    thread: usize,
-    /// The innermost split point this thread is searching under, or [`split::NONE`].
-    current: usize,
-    /// The alpha that this thread's move at `current` is searched on.
-    task_alpha: Discs,
-    /// How many split points this thread has open (the height of its stack in the pool).
-    height: usize,
-    /// Time spent waiting for helpers at this thread's split points (a debug log's figure).
-    waited: Duration,
-    nodes: u64,
-    next_poll: u64,
-    stopped: bool,
+    /// This thread's node count, poll, stop and place among the split points.
+    core: ThreadContext<Option<usize>, Discs>,
     /// The selective pass in progress (an index into [`SELECTIVE_LEVELS`]), `None` when exact.
     level: Option<usize>,
     /// The evaluation (move ordering, shallow searches) and the selective passes' statistics.
@@ -294,15 +276,7 @@ impl EndgameSolver {
             tt,
             threads: 1,
             counts: Arc::new(NodeCounts::new(1)),
-            pool: None,
-            thread: 0,
-            current: split::NONE,
-            task_alpha: Discs::ZERO,
-            height: 0,
-            waited: Duration::ZERO,
-            nodes: 0,
-            next_poll: POLL_INTERVAL,
-            stopped: false,
+            core: ThreadContext::new(POLL_INTERVAL),
             level: None,
             bundle,
             cache: cache::SolvedCache::new(),
@@ -352,13 +326,12 @@ impl EndgameSolver {
 
     /// Nodes searched since creation or the last [`EndgameSolver::reset_nodes`].
     pub fn nodes(&self) -> u64 {
-        self.nodes
+        self.core.nodes
     }
 
     /// Restarts the node count.
     pub fn reset_nodes(&mut self) {
-        self.nodes = 0;
-        self.next_poll = POLL_INTERVAL;
+        self.core.reset_nodes();
     }
 
     /// The value of `board` for the side to move, fail-soft within `(alpha, beta)`: below or
@@ -372,11 +345,11 @@ impl EndgameSolver {
         beta: Discs,
         stop: impl Into<StopCheck<'s>>,
     ) -> Option<Discs> {
-        self.stopped = false;
+        self.core.start();
         self.level = None;
         self.tt.new_generation();
         let value = self.node(board, alpha, beta, &stop.into());
-        (!self.stopped).then_some(value)
+        (!self.core.stopped()).then_some(value)
     }
 
     /// Like [`EndgameSolver::search`] for use inside another search: keeps the table's
@@ -388,14 +361,14 @@ impl EndgameSolver {
         beta: Discs,
         stop: &StopCheck,
     ) -> Discs {
-        self.stopped = false;
+        self.core.start();
         self.level = None;
         self.node(board, alpha, beta, stop)
     }
 
     /// Whether the last search was interrupted by the stop check.
     pub(crate) fn was_stopped(&self) -> bool {
-        self.stopped
+        self.core.stopped()
     }
 
     /// The table tag of a result at a node with `empties` empties: [`EXACT_TAG`] when it is
@@ -423,28 +396,51 @@ impl EndgameSolver {
         square: Option<Square>,
         start: u64,
     ) {
-        let worth = (u64::BITS - (self.nodes - start).leading_zeros()) as u8;
+        let worth = (u64::BITS - (self.core.nodes - start).leading_zeros()) as u8;
         self.tt.store(hash, tag, best, (alpha, beta), square, worth);
     }
 
-    /// Polls the stop check every [`POLL_INTERVAL`] nodes.
+    /// Polls the stop check every [`POLL_INTERVAL`] nodes (see [`ThreadContext::poll`]).
     #[inline]
     fn poll(&mut self, stop: &StopCheck) -> bool {
-        if self.nodes >= self.next_poll {
-            self.next_poll = self.nodes + POLL_INTERVAL;
-            if stop.should_stop(self.nodes) {
-                self.stopped = true;
-                if let Some(pool) = &self.pool {
-                    pool.quit();
-                }
-            } else if self.current != split::NONE {
-                // A cutoff or a raised alpha at a split point above: this subtree is no longer
-                // needed as it is searched.
-                let pool = self.pool.as_ref().expect("a split point has a pool");
-                self.stopped |= pool.abandoned(self.current, self.task_alpha);
-            }
-        }
-        self.stopped
+        self.core.poll(stop, 0)
+    }
+}
+
+/// The solver's side of its threads: a split point's context is the selective pass of the
+/// search (an index into [`SELECTIVE_LEVELS`], `None` when exact).
+impl SplitSearch for EndgameSolver {
+    type Context = Option<usize>;
+    type Value = Discs;
+    const UNIT: Discs = Discs::ONE;
+    const NAME: &'static str = "solver";
+
+    #[inline]
+    fn core(&mut self) -> &mut ThreadContext<Option<usize>, Discs> {
+        &mut self.core
+    }
+
+    fn nested_nodes(&self) -> u64 {
+        0
+    }
+
+    fn helper(&self) -> EndgameSolver {
+        EndgameSolver::helper(self)
+    }
+
+    /// The node search in the point's selective pass.
+    fn search_child(
+        &mut self,
+        board: &mut Board,
+        level: Option<usize>,
+        alpha: Discs,
+        beta: Discs,
+        stop: &StopCheck,
+    ) -> Discs {
+        let outer = std::mem::replace(&mut self.level, level);
+        let value = self.node(board, alpha, beta, stop);
+        self.level = outer;
+        value
     }
 }
 

@@ -14,7 +14,7 @@ impl EndgameSolver {
         beta: Discs,
         squares: [usize; 4],
     ) -> Discs {
-        self.nodes += 1;
+        self.core.nodes += 1;
         let squares = parity_order_4(view.empty(), squares);
         let best = self.moves_4(view, alpha, beta, squares);
         if best > NO_MOVE {
@@ -70,7 +70,7 @@ impl EndgameSolver {
         beta: Discs,
         squares: [usize; 3],
     ) -> Discs {
-        self.nodes += 1;
+        self.core.nodes += 1;
         let squares = parity_order_3(squares);
         let best = self.moves_3(view, alpha, beta, squares);
         if best > NO_MOVE {
@@ -126,7 +126,7 @@ impl EndgameSolver {
         a: usize,
         b: usize,
     ) -> Discs {
-        self.nodes += 1;
+        self.core.nodes += 1;
         let best = self.moves_2(view, beta, a, b);
         if best > NO_MOVE {
             return best;
@@ -167,7 +167,7 @@ impl EndgameSolver {
     /// about a fifth of its instructions (docs/results.md).
     #[inline(always)]
     pub(super) fn solve_1(&mut self, view: BitView, sq: usize) -> Discs {
-        self.nodes += 1;
+        self.core.nodes += 1;
         let p = view.player;
         // 63 squares are full: the disc difference follows from the side to move's count.
         let diff = 2 * p.count_ones() as i32 - 63;

@@ -4,8 +4,9 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use super::super::parallel;
 use super::*;
 
 impl EndgameSolver {
@@ -32,7 +33,7 @@ impl EndgameSolver {
         stop: impl Into<StopCheck<'s>>,
         on_pass: &mut dyn FnMut(&ProbableSolution),
     ) -> Option<Solution> {
-        self.stopped = false;
+        self.core.start();
         self.tt.new_generation();
         let counts = Arc::clone(&self.counts);
         counts.reset();
@@ -47,7 +48,7 @@ impl EndgameSolver {
     }
 
     /// [`EndgameSolver::solve_root`] with helper threads: this thread leads the solve and
-    /// opens split points where a helper is idle (Young Brothers Wait, [`split`](super::split)); the
+    /// opens split points where a helper is idle (Young Brothers Wait, [`parallel`]); the
     /// helpers wait for split points, search the moves they take there on their own boards,
     /// and return when the solve is over. The answer is as exact as one thread's: every
     /// move of a split node is searched, or the node is cut off by a move reaching beta.
@@ -59,192 +60,22 @@ impl EndgameSolver {
         counts: &NodeCounts,
         on_pass: &mut dyn FnMut(&ProbableSolution),
     ) -> Option<Solution> {
-        let pool = Arc::new(SolverPool::new(self.threads));
-        let mut helpers: Vec<EndgameSolver> = (1..self.threads)
-            .map(|i| EndgameSolver {
-                pool: Some(Arc::clone(&pool)),
-                thread: i,
-                ..self.helper()
-            })
-            .collect();
-        self.pool = Some(Arc::clone(&pool));
-        self.thread = 0;
-        let start_nodes = self.nodes;
-        let solution = std::thread::scope(|scope| {
-            for (i, helper) in helpers.iter_mut().enumerate() {
-                let stop = stop.for_helper(pool.quit_flag()).with_counts(counts, i + 1);
-                scope.spawn(move || helper.serve(&stop));
-            }
-            // The passes' node counts are every thread's (the helpers' as of their last polls).
-            let solution = self.solve_root(board, mode, stop, &mut |pass| {
-                let mut pass = pass.clone();
-                pass.solution.nodes += counts.total() - counts.get(0);
-                on_pass(&pass)
+        let threads = self.threads;
+        let (solution, helper_nodes) =
+            parallel::with_helpers(self, threads, stop, counts, |solver| {
+                // The passes' node counts are every thread's (the helpers' as of their last
+                // polls).
+                solver.solve_root(board, mode, stop, &mut |pass| {
+                    let mut pass = pass.clone();
+                    pass.solution.nodes += counts.total() - counts.get(0);
+                    on_pass(&pass)
+                })
             });
-            pool.quit();
-            solution
-        });
-        self.pool = None;
-        let helper_nodes: u64 = helpers.iter().map(|h| h.nodes).sum();
-        log::debug!(
-            "parallel solve: {} nodes on the leading thread ({:.3} s waiting for helpers), \
-             {helper_nodes} on {} helpers",
-            self.nodes - start_nodes,
-            std::mem::take(&mut self.waited).as_secs_f64(),
-            helpers.len()
-        );
-        self.nodes += helper_nodes;
+        self.core.nodes += helper_nodes;
         solution.map(|s| Solution {
             nodes: s.nodes + helper_nodes,
             ..s
         })
-    }
-
-    /// A helper's life in a parallel solve: joins split points with moves left, until the
-    /// solve quits.
-    fn serve(&mut self, stop: &StopCheck) {
-        let pool = Arc::clone(self.pool.as_ref().expect("a helper has a pool"));
-        let started = Instant::now();
-        let (mut working, mut joins) = (Duration::ZERO, 0u64);
-        pool.serve(|point| {
-            let clock = Instant::now();
-            self.help(&pool, point, split::NONE, stop);
-            working += clock.elapsed();
-            joins += 1;
-        });
-        log::debug!(
-            "solver helper {}: {joins} split points joined, working {:.3} s of {:.3} s, {} nodes \
-             ({:.3} s waiting for its own helpers)",
-            self.thread,
-            working.as_secs_f64(),
-            started.elapsed().as_secs_f64(),
-            self.nodes,
-            self.waited.as_secs_f64()
-        );
-    }
-
-    /// Joins split point `point` of another thread (if it is still open under `below`,
-    /// unless that is [`split::NONE`]) and searches its moves until none is left; the values
-    /// go to the point, and an abandoned subtree leaves this thread unstopped (unless the
-    /// solve is stopping): the point's owner decides what it means.
-    fn help(&mut self, pool: &SolverPool, point: usize, below: usize, stop: &StopCheck) {
-        let Some(joined) = pool.join(point, below) else {
-            return;
-        };
-        let mut board = joined.board;
-        let level = std::mem::replace(&mut self.level, joined.context);
-        self.work_at(pool, point, &mut board, joined.task, stop);
-        self.level = level;
-        pool.leave(point);
-        self.stopped = pool.is_quitting();
-    }
-
-    /// Searches moves of split point `point`, whose position `board` is, starting with
-    /// `task`, and reports each value to the point, until it hands out no more or this
-    /// thread is stopped (by the solve's stop or a cutoff at or above the point). A move
-    /// abandoned because the point's alpha rose past its window is searched again on the
-    /// new alpha.
-    fn work_at(
-        &mut self,
-        pool: &SolverPool,
-        point: usize,
-        board: &mut Board,
-        mut task: Task<Discs>,
-        stop: &StopCheck,
-    ) {
-        let outer = (self.current, self.task_alpha);
-        self.current = point;
-        loop {
-            let Task {
-                square,
-                alpha,
-                beta,
-            } = task;
-            self.task_alpha = alpha;
-            board.make_move(square);
-            let probe = -self.node(board, -alpha - Discs::ONE, -alpha, stop);
-            let value = if probe > alpha && probe < beta && !self.stopped {
-                -self.node(board, -beta, -probe, stop)
-            } else {
-                probe
-            };
-            board.undo();
-            if self.stopped {
-                // Only this point's alpha rose past the move's: search it again on the new one.
-                let Some(alpha) = pool.retry_alpha(point, beta) else {
-                    break;
-                };
-                self.stopped = false;
-                task = Task { alpha, ..task };
-                continue;
-            }
-            match pool.report(point, square, value) {
-                Some(next) => task = next,
-                None => break,
-            }
-        }
-        (self.current, self.task_alpha) = outer;
-    }
-
-    /// Searches `moves` (the moves of `board` left after the first, at least two) on
-    /// several threads: opens a split point with the window and the best value and move so
-    /// far, takes moves from it like its helpers, then waits for them, helping at split
-    /// points opened below it. Returns the node's best value and move; `self.stopped` is
-    /// set when the solve is stopping or a point above is cut off (the value is then
-    /// meaningless), not when this point is cut off (its value is then a lower bound).
-    pub(super) fn split(
-        &mut self,
-        board: &mut Board,
-        moves: &[Square],
-        window: (Discs, Discs),
-        best: (Discs, Option<Square>),
-        stop: &StopCheck,
-    ) -> (Discs, Option<Square>) {
-        let pool = Arc::clone(self.pool.as_ref().expect("only a parallel solve splits"));
-        let point = pool.open(
-            self.thread,
-            self.height,
-            (self.current, self.task_alpha),
-            board,
-            self.level,
-            window,
-            best,
-            moves,
-        );
-        self.height += 1;
-        if let Some(task) = pool.take(point) {
-            self.work_at(&pool, point, board, task, stop);
-        }
-        if self.stopped {
-            // Abandoned from above or stopping: the moves left are not worth starting.
-            pool.drain(point);
-        }
-        // Wait for the helpers, helping below meanwhile; only the leading thread watches the
-        // caller's stop check (the helpers' checks watch the pool's quit flag).
-        pool.set_idle(true);
-        loop {
-            let seen = pool.events();
-            if !pool.has_workers(point) {
-                break;
-            }
-            if let Some(below) = pool.find_work(point) {
-                pool.set_idle(false);
-                self.help(&pool, below, point, stop);
-                pool.set_idle(true);
-                continue;
-            }
-            if self.thread == 0 && stop.should_stop(self.nodes) {
-                pool.quit();
-            }
-            let clock = Instant::now();
-            pool.wait(seen);
-            self.waited += clock.elapsed();
-        }
-        pool.set_idle(false);
-        self.height -= 1;
-        let closed = pool.close(self.thread, point);
-        self.stopped = pool.abandoned(self.current, self.task_alpha);
-        (closed.best, closed.best_square)
     }
 
     fn solve_root(
@@ -254,7 +85,7 @@ impl EndgameSolver {
         stop: &StopCheck,
         on_pass: &mut dyn FnMut(&ProbableSolution),
     ) -> Option<Solution> {
-        let start_nodes = self.nodes;
+        let start_nodes = self.core.nodes;
         if board.is_game_over() {
             let score = clip(board.final_score(board.side_to_move()), mode);
             return Some(Solution {
@@ -288,7 +119,7 @@ impl EndgameSolver {
                 best: Move::Pass,
                 score: -child.score,
                 pv,
-                nodes: self.nodes - start_nodes,
+                nodes: self.core.nodes - start_nodes,
             });
         }
         let mut guess = None;
@@ -309,7 +140,7 @@ impl EndgameSolver {
                 on_pass(&ProbableSolution {
                     percent,
                     solution: Solution {
-                        nodes: self.nodes - start_nodes,
+                        nodes: self.core.nodes - start_nodes,
                         ..solution
                     },
                 });
@@ -318,7 +149,7 @@ impl EndgameSolver {
         }
         let solution = self.root_pass(board, mode, guess, hint, stop)?;
         Some(Solution {
-            nodes: self.nodes - start_nodes,
+            nodes: self.core.nodes - start_nodes,
             ..solution
         })
     }
@@ -377,7 +208,7 @@ impl EndgameSolver {
             self.extend_pv(board, -score, &mut pv, stop);
             board.undo();
         }
-        if self.stopped {
+        if self.core.stopped() {
             return None;
         }
         Some(Solution {
@@ -408,8 +239,8 @@ impl EndgameSolver {
             stop,
         );
         // The stop check is asked after each root move, whatever the poll interval.
-        if self.stopped || stop.should_stop(self.nodes) {
-            self.stopped = true;
+        if self.core.stopped() || stop.should_stop(self.core.nodes) {
+            self.core.set_stopped();
             return None;
         }
         let best = best_move.expect("a position with legal moves has a best move");
@@ -426,7 +257,7 @@ impl EndgameSolver {
     ) -> Option<Vec<(Move, Discs)>> {
         let stop = &stop.into();
         let (alpha, beta) = window(mode);
-        self.stopped = false;
+        self.core.start();
         self.level = None;
         self.tt.new_generation();
         if board.is_game_over() {
@@ -436,7 +267,7 @@ impl EndgameSolver {
             board.make_pass();
             let value = -self.node(board, -beta, -alpha, stop);
             board.undo();
-            return (!self.stopped).then(|| vec![(Move::Pass, clip(value, mode))]);
+            return (!self.core.stopped()).then(|| vec![(Move::Pass, clip(value, mode))]);
         }
         let moves: Vec<Square> = bits::squares(board.legal_moves()).collect();
         let mut out = Vec::new();
@@ -452,7 +283,7 @@ impl EndgameSolver {
                 board.make_move(square);
                 let value = -self.node(board, -beta, -alpha, stop);
                 board.undo();
-                if self.stopped {
+                if self.core.stopped() {
                     return None;
                 }
                 out.push((Move::Play(square), clip(value, mode)));
@@ -496,7 +327,7 @@ impl EndgameSolver {
             let mut values = self.take_moves(&mut board, moves, &next, alpha, beta, &stop);
             // Poll for the caller while the helpers finish their moves.
             while values.is_some() && !handles.iter().all(|h| h.is_finished()) {
-                if stop.should_stop(self.nodes) {
+                if stop.should_stop(self.core.nodes) {
                     values = None;
                     break;
                 }
@@ -514,8 +345,10 @@ impl EndgameSolver {
             }
             values
         });
-        self.nodes += helpers.iter().map(|h| h.nodes).sum::<u64>();
-        self.stopped = values.is_none();
+        self.core.nodes += helpers.iter().map(|h| h.core.nodes).sum::<u64>();
+        if values.is_none() {
+            self.core.set_stopped();
+        }
         values
     }
 
@@ -539,7 +372,7 @@ impl EndgameSolver {
             board.make_move(square);
             let value = -self.node(board, -beta, -alpha, stop);
             board.undo();
-            if self.stopped {
+            if self.core.stopped() {
                 return None;
             }
             values.push((i, value));
@@ -548,7 +381,7 @@ impl EndgameSolver {
 
     /// Appends best play from `board`, whose exact value is `value`, to `pv`.
     fn extend_pv(&mut self, board: &mut Board, value: Discs, pv: &mut Vec<Move>, stop: &StopCheck) {
-        if board.is_game_over() || self.stopped {
+        if board.is_game_over() || self.core.stopped() {
             return;
         }
         if !board.has_legal_move() {
@@ -563,14 +396,14 @@ impl EndgameSolver {
             board.make_move(square);
             // The move is on the PV exactly when its child is worth -value.
             let child = self.node(board, -value - Discs::ONE, -value + Discs::ONE, stop);
-            if child == -value && !self.stopped {
+            if child == -value && !self.core.stopped() {
                 pv.push(Move::Play(square));
                 self.extend_pv(board, child, pv, stop);
                 board.undo();
                 return;
             }
             board.undo();
-            if self.stopped {
+            if self.core.stopped() {
                 return;
             }
         }

@@ -22,7 +22,7 @@ impl EndgameSolver {
         mut alpha: Score,
         beta: Score,
     ) -> Score {
-        self.nodes += 1;
+        self.core.nodes += 1;
         let moves = board.legal_moves();
         if moves == 0 && !board.opponent_has_legal_move() {
             return Score::from_discs(board.final_score(board.side_to_move()));
@@ -94,7 +94,7 @@ impl EndgameSolver {
                 _ => final_diff(view, 0),
             };
         }
-        self.nodes += 1;
+        self.core.nodes += 1;
         let mut best = NO_MOVE;
         let mut rest = list;
         for i in 0..n {

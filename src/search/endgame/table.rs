@@ -2,6 +2,7 @@
 //! [`Board`], ordered by the evaluation, ProbCut in selective passes, split among threads)
 //! and view nodes (the bitboard view, fastest-first, the table from `TT_MIN_EMPTIES`).
 
+use super::super::parallel;
 use super::*;
 
 impl EndgameSolver {
@@ -13,7 +14,7 @@ impl EndgameSolver {
     /// ([`EndgameSolver::split`]) at nodes of at least [`SPLIT_MIN_EMPTIES`] empties. At the
     /// `root`, the stop check is also asked after each move searched alone. The node's
     /// `expect`ation is passed on to its children (see [`Expect`]). Meaningless if
-    /// `self.stopped` is set.
+    /// the thread is stopped.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn search_moves(
         &mut self,
@@ -30,7 +31,9 @@ impl EndgameSolver {
         for (i, &square) in moves.iter().enumerate() {
             let first = i == 0 && searched.1.is_none();
             if !first && moves.len() - i >= 2 && self.may_split(board) {
-                return self.split(board, &moves[i..], (alpha, beta), (best, best_square), stop);
+                let (rest, level) = (&moves[i..], self.level);
+                let searched = (best, best_square);
+                return parallel::split(self, board, rest, level, (alpha, beta), searched, stop);
             }
             let flipped = board.flips(square);
             board.apply_flips(square, flipped);
@@ -45,8 +48,8 @@ impl EndgameSolver {
                 }
             };
             board.undo();
-            if self.stopped || (root && stop.should_stop(self.nodes)) {
-                self.stopped = true;
+            if self.core.stopped() || (root && stop.should_stop(self.core.nodes)) {
+                self.core.set_stopped();
                 break;
             }
             if value > best {
@@ -67,11 +70,7 @@ impl EndgameSolver {
     /// an idle thread to take them and room on this thread's stack of split points.
     #[inline]
     fn may_split(&self, board: &Board) -> bool {
-        self.pool.as_ref().is_some_and(|pool| {
-            board.empties() >= SPLIT_MIN_EMPTIES
-                && self.height < split::MAX_SPLITS
-                && pool.has_idle()
-        })
+        board.empties() >= SPLIT_MIN_EMPTIES && self.core.may_split()
     }
 
     /// Negamax value at an upper node (see the module doc), expected to cut off if its
@@ -102,8 +101,8 @@ impl EndgameSolver {
             return self.view_node_expecting(board.view(), alpha, beta, expect, stop);
         }
         let child = expect.child(alpha, beta);
-        self.nodes += 1;
-        let start = self.nodes;
+        self.core.nodes += 1;
+        let start = self.core.nodes;
         if self.poll(stop) {
             return Discs::ZERO;
         }
@@ -172,7 +171,7 @@ impl EndgameSolver {
             board.apply_flips(square, flipped);
             let value = -self.node_expecting(board, -beta, -alpha, child, stop);
             board.undo();
-            if self.stopped {
+            if self.core.stopped() {
                 return Discs::ZERO;
             }
             searched = (value, Some(square));
@@ -193,7 +192,7 @@ impl EndgameSolver {
                 stop,
             )
         };
-        if self.stopped {
+        if self.core.stopped() {
             return Discs::ZERO;
         }
         if empties >= TT_MIN_EMPTIES {
@@ -264,8 +263,8 @@ impl EndgameSolver {
         if empties <= LEAF_EMPTIES {
             return self.leaf_entry(view, alpha, beta);
         }
-        self.nodes += 1;
-        let start = self.nodes;
+        self.core.nodes += 1;
+        let start = self.core.nodes;
         if self.poll(stop) {
             return Discs::ZERO;
         }
@@ -397,7 +396,7 @@ impl EndgameSolver {
                     probe
                 }
             };
-            if self.stopped {
+            if self.core.stopped() {
                 return Discs::ZERO;
             }
             if value > best {
