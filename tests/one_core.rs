@@ -55,6 +55,7 @@ fn the_midgame_and_the_solver_stop_within_10_ms_at_2_and_4_threads() {
     for threads in [2, 4] {
         let mut midgame = Vec::new();
         let mut solver = Vec::new();
+        let mut multi_pv = Vec::new();
         for trial in 0..5u64 {
             let delay = Duration::from_millis(40 + 15 * trial);
             // The midgame search of a 40-empty position at level 60: never done in time.
@@ -75,8 +76,19 @@ fn the_midgame_and_the_solver_stop_within_10_ms_at_2_and_4_threads() {
                 assert_eq!(endgame.solve(&mut work, SolveMode::Exact, stop), None);
                 assert_eq!(work, board, "the board is restored");
             }));
+            // Every root move's value (the multi-PV solve), each thread solving its own.
+            multi_pv.push(stop_latency(delay, |stop| {
+                let mut work = board.clone();
+                assert_eq!(endgame.solve_all(&mut work, SolveMode::Exact, stop), None);
+                assert_eq!(work, board, "the board is restored");
+            }));
         }
-        for (name, mut latencies) in [("midgame", midgame), ("solver", solver)] {
+        let searches = [
+            ("midgame", midgame),
+            ("solver", solver),
+            ("multi-PV solver", multi_pv),
+        ];
+        for (name, mut latencies) in searches {
             latencies.sort();
             eprintln!("{name} on {threads} threads: stop latencies {latencies:?}");
             let (fastest, slowest) = (latencies[0], latencies[latencies.len() - 1]);

@@ -90,7 +90,7 @@ impl Search {
             (-INF, INF)
         };
         loop {
-            let best = self.root_window(board, depth, roots, multi_pv, alpha, beta, stop)?;
+            let best = self.root_window(board, depth, roots, multi_pv, (alpha, beta), stop)?;
             // Outside the aspiration window the value is only a bound: widen and retry.
             if best <= alpha && alpha > -INF {
                 alpha = -INF;
@@ -102,15 +102,13 @@ impl Search {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn root_window(
         &mut self,
         board: &mut Board,
         depth: u32,
         roots: &mut [RootMove],
         multi_pv: usize,
-        alpha: Score,
-        beta: Score,
+        (alpha, beta): (Score, Score),
         stop: &StopCheck,
     ) -> Option<Score> {
         let mut scores: Vec<Score> = Vec::with_capacity(roots.len());
@@ -289,7 +287,7 @@ impl Search {
                 let table = self.bundle.probcut();
                 if let Some(cut) = table.and_then(|table| table.get(empties, depth)) {
                     if let Some(value) =
-                        self.probcut(board, cut, confidence, alpha, beta, ply, stop)
+                        self.probcut(board, cut, confidence, (alpha, beta), ply, stop)
                     {
                         return value;
                     }
@@ -426,14 +424,12 @@ impl Search {
     /// Multi-ProbCut at a null-window node: `Some(beta)` when a shallow search predicts the
     /// deep value at or above beta with the given confidence, `Some(alpha)` when below alpha,
     /// `None` when the deep search is needed (see [`crate::eval::probcut`]).
-    #[allow(clippy::too_many_arguments)]
     fn probcut(
         &mut self,
         board: &mut Board,
         cut: Cut,
         confidence: f32,
-        alpha: Score,
-        beta: Score,
+        (alpha, beta): (Score, Score),
         ply: usize,
         stop: &StopCheck,
     ) -> Option<Score> {

@@ -4,7 +4,9 @@
 //! (searching the position after a move of a split point), the Young Brothers Wait moves of
 //! a thread: opening a split point and waiting at it ([`split`]), joining another thread's
 //! and searching its moves, serving as a helper, and running a search with its helpers
-//! ([`with_helpers`]). The split points themselves are the `split` module's.
+//! ([`with_helpers`]); and the one other way to use several threads, the same work on each
+//! ([`on_every_thread`]: the solver's multi-PV root). These two are the only places that
+//! start a search's threads. The split points themselves are the `split` module's.
 //!
 //! Everything is generic over the search (monomorphised, no dynamic calls), so each search's
 //! node loop polls and splits as if it were written for it alone.
@@ -12,7 +14,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::split::{self, Pool, Task};
+use super::split::{self, Place, Pool, Task};
 use super::stop::{NodeCounts, StopCheck};
 use crate::board::{Board, Square};
 use crate::score::Value;
@@ -189,17 +191,13 @@ pub(super) fn split<S: SplitSearch>(
 ) -> (S::Value, Option<Square>) {
     let core = search.core();
     let pool = Arc::clone(core.pool.as_ref().expect("only a parallel search splits"));
-    let parent = (core.current, core.task_alpha);
-    let point = pool.open(
-        core.thread,
-        core.height,
-        parent,
-        board,
-        context,
-        window,
-        best,
-        moves,
-    );
+    let place = Place {
+        thread: core.thread,
+        height: core.height,
+        parent: core.current,
+        parent_alpha: core.task_alpha,
+    };
+    let point = pool.open(place, board, context, window, best, moves);
     core.height += 1;
     if let Some(task) = pool.take(point) {
         work_at(search, &pool, point, board, task, context, stop);
@@ -401,6 +399,44 @@ pub(super) fn with_helpers<S: SplitSearch, R>(
         helpers.len()
     );
     (out, helper_nodes)
+}
+
+/// Runs `work` on `leader` in this thread and on `threads - 1` helpers (made by
+/// [`SplitSearch::helper`]) on threads of their own, each thread with `stop` counting its own
+/// nodes in its slot of `counts` (so a stop ends every thread at its next poll, and none
+/// waits on another to pass it on). Returns every thread's result, the leader's first, and
+/// the helpers' nodes; the helpers are joined before it returns.
+pub(super) fn on_every_thread<S: SplitSearch, R: Send>(
+    leader: &mut S,
+    threads: usize,
+    stop: &StopCheck,
+    counts: &NodeCounts,
+    work: impl Fn(&mut S, &StopCheck) -> R + Sync,
+) -> (Vec<R>, u64) {
+    let mut helpers: Vec<S> = (1..threads).map(|_| leader.helper()).collect();
+    let work = &work;
+    let results = std::thread::scope(|scope| {
+        let handles: Vec<_> = helpers
+            .iter_mut()
+            .enumerate()
+            .map(|(i, helper)| {
+                let stop = stop.for_thread(counts, i + 1);
+                scope.spawn(move || work(helper, &stop))
+            })
+            .collect();
+        let mut results = vec![work(leader, &stop.with_counts(counts, 0))];
+        results.extend(
+            handles
+                .into_iter()
+                .map(|handle| handle.join().expect("a search thread panicked")),
+        );
+        results
+    });
+    let helper_nodes = helpers
+        .iter_mut()
+        .map(|helper| helper.core().nodes + helper.nested_nodes())
+        .sum();
+    (results, helper_nodes)
 }
 
 /// Raises the pool's quit flag when dropped.

@@ -121,6 +121,16 @@ pub(super) struct Joined<C, V> {
     pub context: C,
 }
 
+/// Where a point opens: on `thread`'s stack at `height` (its next free slot), under point
+/// `parent` (or [`NONE`]), where the owner's move is searched on `parent_alpha`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Place<V> {
+    pub thread: usize,
+    pub height: usize,
+    pub parent: usize,
+    pub parent_alpha: V,
+}
+
 /// The result of a closed point.
 pub(super) struct Closed<V> {
     pub best: V,
@@ -195,15 +205,16 @@ impl<C: Copy + Default, V: Value> Pool<C, V> {
         }
     }
 
-    /// Opens split point `height` of `thread`'s stack (its next free one) at `board`, searched
-    /// in `context`, whose moves left to search are `moves` (at least one), under `parent`,
-    /// where the owner's move is searched on `parent_alpha`; returns its index.
-    #[allow(clippy::too_many_arguments)]
+    /// Opens a split point at `place` at `board`, searched in `context`, whose moves left to
+    /// search are `moves` (at least one); returns its index.
     pub(super) fn open(
         &self,
-        thread: usize,
-        height: usize,
-        (parent, parent_alpha): (usize, V),
+        Place {
+            thread,
+            height,
+            parent,
+            parent_alpha,
+        }: Place<V>,
         board: &Board,
         context: C,
         (alpha, beta): (V, V),
@@ -501,6 +512,16 @@ mod tests {
         Discs::new(discs)
     }
 
+    /// Thread `thread`'s point at `height`, under `parent` on `parent_alpha`.
+    fn place(thread: usize, height: usize, parent: usize, parent_alpha: Discs) -> Place<Discs> {
+        Place {
+            thread,
+            height,
+            parent,
+            parent_alpha,
+        }
+    }
+
     fn squares(names: &[&str]) -> Vec<Square> {
         names.iter().map(|n| n.parse().unwrap()).collect()
     }
@@ -511,9 +532,7 @@ mod tests {
         let board = Board::start();
         let moves = squares(&["d3", "c4", "f5", "e6"]);
         let point = pool.open(
-            0,
-            0,
-            (NONE, d(0)),
+            place(0, 0, NONE, d(0)),
             &board,
             None,
             (d(-4), d(10)),
@@ -550,9 +569,7 @@ mod tests {
         let board = Board::start();
         let moves = squares(&["d3", "c4", "f5", "e6"]);
         let top = pool.open(
-            0,
-            0,
-            (NONE, d(0)),
+            place(0, 0, NONE, d(0)),
             &board,
             None,
             (d(0), d(20)),
@@ -562,9 +579,7 @@ mod tests {
         let task = pool.take(top).unwrap();
         // Thread 0 opens a point below its move at `top`, searched on alpha 0.
         let below = pool.open(
-            0,
-            1,
-            (top, task.alpha),
+            place(0, 1, top, task.alpha),
             &board,
             None,
             (d(-20), d(0)),
@@ -596,9 +611,7 @@ mod tests {
         let pool = Pool::<Option<usize>, Discs>::new(1);
         let moves = squares(&["d3", "c4"]);
         let point = pool.open(
-            0,
-            0,
-            (NONE, d(0)),
+            place(0, 0, NONE, d(0)),
             &Board::start(),
             None,
             (d(0), d(1)),

@@ -130,6 +130,17 @@ impl<'a> StopCheck<'a> {
         StopCheck::new(flag)
     }
 
+    /// The same check for thread `slot` of a parallel search that polls the caller's
+    /// conditions itself: the flag, the deadlines and the node limit (which counts every
+    /// thread's nodes in `counts`), counting this thread's nodes from zero.
+    pub fn for_thread(&self, counts: &'a NodeCounts, slot: usize) -> StopCheck<'a> {
+        StopCheck {
+            spent: 0,
+            counts: Some((counts, slot)),
+            ..*self
+        }
+    }
+
     /// Whether to stop after `nodes` nodes: the limit is reached, the flag raised or the
     /// deadline passed (cheapest test first; the clock is read only with a deadline).
     #[inline]
@@ -223,7 +234,12 @@ mod tests {
         assert_eq!(counts.get(0), 5);
         counts.reset();
         assert!(!main.should_stop(50));
+        // Another thread polling the caller's conditions counts from zero in its own slot.
+        let other = main.less_nodes(40).for_thread(&counts, 1);
+        assert!(!other.should_stop(49) && other.should_stop(50));
+        assert_eq!(counts.get(1), 50);
         flag.store(true, Ordering::Relaxed);
         assert!(!helper.should_stop(0), "a helper stops on its own flag");
+        assert!(other.should_stop(0), "and the other thread on the caller's");
     }
 }

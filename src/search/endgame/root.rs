@@ -2,9 +2,8 @@
 //! the principal variation, every root move's value, and the split points of a parallel
 //! solve (thread 0 leading, helpers serving).
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use super::super::parallel;
 use super::*;
@@ -293,10 +292,10 @@ impl EndgameSolver {
         Some(out)
     }
 
-    /// The values of `moves` of the root `board` within `(alpha, beta)`, on every thread:
-    /// each thread solves the next move nobody has taken, until none is left. This thread
-    /// also watches the stop check while it waits for the others, and stops them with it.
-    /// Returns `(index in moves, value)` pairs; `None` if stopped.
+    /// The values of `moves` of the root `board` within `(alpha, beta)`, on every thread
+    /// ([`parallel::on_every_thread`]): each thread solves the next move nobody has taken,
+    /// until none is left, and polls the stop check itself, so that a stop ends every thread
+    /// at its next poll. Returns `(index in moves, value)` pairs; `None` if stopped.
     fn values_parallel(
         &mut self,
         board: &Board,
@@ -307,49 +306,17 @@ impl EndgameSolver {
     ) -> Option<Vec<(usize, Discs)>> {
         let counts = Arc::clone(&self.counts);
         counts.reset();
-        let stop = stop.with_counts(&counts, 0);
-        let mut helpers: Vec<EndgameSolver> = (1..self.threads).map(|_| self.helper()).collect();
-        let quit = AtomicBool::new(false);
-        let next = AtomicUsize::new(0);
-        let values = std::thread::scope(|scope| {
-            let handles: Vec<_> = helpers
-                .iter_mut()
-                .enumerate()
-                .map(|(i, helper)| {
-                    let stop = stop.for_helper(&quit).with_counts(&counts, i + 1);
-                    let (mut board, next) = (board.clone(), &next);
-                    scope.spawn(move || {
-                        helper.take_moves(&mut board, moves, next, alpha, beta, &stop)
-                    })
-                })
-                .collect();
-            let mut board = board.clone();
-            let mut values = self.take_moves(&mut board, moves, &next, alpha, beta, &stop);
-            // Poll for the caller while the helpers finish their moves.
-            while values.is_some() && !handles.iter().all(|h| h.is_finished()) {
-                if stop.should_stop(self.core.nodes) {
-                    values = None;
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            if values.is_none() {
-                quit.store(true, Ordering::Relaxed);
-            }
-            for handle in handles {
-                let theirs = handle.join().expect("a solver thread panicked");
-                values = values.zip(theirs).map(|(mut mine, theirs)| {
-                    mine.extend(theirs);
-                    mine
-                });
-            }
-            values
-        });
-        self.core.nodes += helpers.iter().map(|h| h.core.nodes).sum::<u64>();
+        let (threads, next) = (self.threads, AtomicUsize::new(0));
+        let (values, helper_nodes) =
+            parallel::on_every_thread(self, threads, stop, &counts, |solver, stop| {
+                solver.take_moves(&mut board.clone(), moves, &next, alpha, beta, stop)
+            });
+        self.core.nodes += helper_nodes;
+        let values: Option<Vec<_>> = values.into_iter().collect();
         if values.is_none() {
             self.core.set_stopped();
         }
-        values
+        values.map(|values| values.concat())
     }
 
     /// Takes the next of `moves` (`next` counts those taken by every thread) and solves it
