@@ -60,6 +60,78 @@
 //! assert_eq!(solved.best.to_string(), "G8");
 //! assert_eq!(solved.score.discs(), 18.0);
 //! ```
+//!
+//! The other limits: only win, loss or draw (the score is then -1, 0 or +1 disc); the best
+//! three moves with their scores (multi-PV); a time per move; a node limit; and a stop
+//! requested from another thread, after which the search returns its best result so far:
+//!
+//! ```
+//! use std::sync::atomic::{AtomicBool, Ordering};
+//! use std::time::{Duration, Instant};
+//! use tsuru::board::{notation, Board, Color};
+//! use tsuru::search::{Depth, Level, Search, SearchLimits, TimeBudget};
+//!
+//! let mut search = Search::new(16);
+//! search.set_threads(1);
+//! let never = AtomicBool::new(false);
+//! let ffo1 = notation::parse_board(
+//!     "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X",
+//! )
+//! .unwrap();
+//! let wld = SearchLimits { exact_empties: 0, wld_empties: 60, ..SearchLimits::for_level(Level::new(4).unwrap()) };
+//! let won = search.iterate(&ffo1, &wld, &never, &mut |_| {});
+//! assert_eq!((won.depth, won.score.discs()), (Depth::WinLossDraw, 1.0));
+//!
+//! // The same position from its two bitboards (bit n is square n, a1 = 0).
+//! let same = Board::from_discs(ffo1.discs(Color::Black), ffo1.discs(Color::White), Color::Black).unwrap();
+//! let three = SearchLimits { multi_pv: 3, ..SearchLimits::for_level(Level::new(20).unwrap()) };
+//! let lines = search.iterate(&same, &three, &never, &mut |_| {}).lines;
+//! let best: Vec<(String, f64)> = lines.iter().map(|l| (l.mv.to_string(), l.score.discs())).collect();
+//! assert_eq!(best, [("G8".to_string(), 18.0), ("H1".to_string(), 12.0), ("A2".to_string(), 6.0)]);
+//!
+//! let mut opening = Board::start();
+//! notation::play_moves(&mut opening, &notation::parse_transcript("f5d6c3d3c4").unwrap()).unwrap();
+//! let timed = SearchLimits {
+//!     time: Some(TimeBudget::per_move(Duration::from_millis(50))),
+//!     ..SearchLimits::for_level(Level::new(60).unwrap())
+//! };
+//! let started = Instant::now();
+//! let result = search.iterate(&opening, &timed, &never, &mut |_| {});
+//! assert!(!result.completed && started.elapsed() < Duration::from_secs(2));
+//!
+//! let counted = SearchLimits { nodes: Some(5_000), ..SearchLimits::for_level(Level::new(60).unwrap()) };
+//! assert!(search.iterate(&opening, &counted, &never, &mut |_| {}).nodes < 10_000);
+//!
+//! let stop = AtomicBool::new(false);
+//! let unlimited = SearchLimits::for_level(Level::new(60).unwrap());
+//! let stopped = std::thread::scope(|scope| {
+//!     scope.spawn(|| {
+//!         std::thread::sleep(Duration::from_millis(50));
+//!         stop.store(true, Ordering::Relaxed);
+//!     });
+//!     search.iterate(&opening, &unlimited, &stop, &mut |_| {})
+//! });
+//! assert!(!stopped.completed && opening.is_legal(stopped.best));
+//! ```
+//!
+//! The shipped opening book's moves and values, the static evaluation, and the leaf count of
+//! the game tree (perft):
+//!
+//! ```
+//! use tsuru::board::{notation, perft::perft, Board};
+//! use tsuru::eval::{EvalBundle, Evaluation};
+//!
+//! let book = tsuru::book::shipped().unwrap();
+//! let mut board = Board::start();
+//! notation::play_moves(&mut board, &notation::parse_transcript("f5").unwrap()).unwrap();
+//! let moves = book.moves(&board).unwrap(); // None outside the book
+//! assert!(moves.iter().all(|m| board.is_legal_square(m.square)));
+//! assert!(moves.windows(2).all(|w| w[0].value >= w[1].value)); // best first, in discs
+//!
+//! let value = EvalBundle::shipped().evaluator().evaluate(&board); // for the side to move
+//! assert!(value.discs().abs() < 64.0);
+//! assert_eq!(perft(&mut Board::start(), 8), 390_216);
+//! ```
 
 pub mod board;
 pub mod book;
