@@ -14,8 +14,14 @@
 //!
 //! The [`board`] module is the source of truth for positions; everything else reads it.
 //!
-//! Beside the engine, the [`lab`] (match referee, training, data generation, measuring tools)
-//! uses it only through its public interface.
+//! **The library's API** is the public modules: [`board`] (positions, moves, notation,
+//! perft), [`search`] (the search and the exact solver, with their limits), [`eval`] (the
+//! evaluation), [`book`] (opening books), [`score`] (the score types), [`formats`] (the
+//! project's files), [`identity`] (the build's version line), [`rng`] and [`app`] (the
+//! binary's `main`, which the `tsuru` binary calls and nothing else). The engine's front
+//! ends (`protocol`, `session`, `cli`, `config`) and the lab beside it (`lab`: match referee,
+//! training, data generation, measuring tools) are private: the binary reaches them through
+//! [`app::main`], and the lab uses the engine only through its public interface.
 //!
 //! # Using the engine as a library
 //!
@@ -133,16 +139,28 @@
 //! assert_eq!(perft(&mut Board::start(), 8), 390_216);
 //! ```
 
+pub mod app;
 pub mod board;
 pub mod book;
-pub mod cli;
-pub mod config;
+mod cli;
+mod config;
 pub mod eval;
 pub mod formats;
 pub mod identity;
-pub mod lab;
-pub mod protocol;
+mod lab;
+mod protocol;
 pub mod rng;
 pub mod score;
 pub mod search;
-pub mod session;
+mod session;
+
+/// What the crate's own whole-engine tests (`tests/`) check the binary's output against:
+/// not part of the library's API.
+#[doc(hidden)]
+pub mod test_hooks {
+    pub use crate::cli::options::OPTIONS;
+    pub use crate::cli::search_options::GROUP;
+    pub use crate::lab::tools::probcut::depth_values;
+    pub use crate::protocol::gtp::COMMANDS;
+    pub use crate::protocol::nboard::depth_text;
+}

@@ -57,18 +57,6 @@ pub enum Decision {
     },
 }
 
-impl Decision {
-    /// The move decided: `None` when the game is over, `Move::Pass` for a forced pass.
-    pub fn mv(&self) -> Option<Move> {
-        match self {
-            Decision::GameOver => None,
-            Decision::ForcedPass => Some(Move::Pass),
-            Decision::Book(choice) => Some(Move::Play(choice.square)),
-            Decision::Searched { result, .. } => Some(result.best),
-        }
-    }
-}
-
 /// The front end's side of [`Session::decide`]: what it hears while the move is decided.
 pub trait DecisionListener: Send + 'static {
     /// A search is about to start (on the calling thread, before the search thread runs).
@@ -211,6 +199,7 @@ impl Session {
         Ok(Some(learned))
     }
 
+    #[cfg(test)]
     /// The game so far.
     pub fn game(&self) -> &GgfGame {
         &self.game
@@ -252,6 +241,7 @@ impl Session {
         Ok(mv)
     }
 
+    #[cfg(test)]
     /// The level: midgame depth and endgame thresholds.
     pub fn level(&self) -> Level {
         self.level
@@ -260,11 +250,6 @@ impl Session {
     /// Sets the level (a [`Level`] is valid by construction: the front end checked it).
     pub fn set_level(&mut self, level: Level) {
         self.level = level;
-    }
-
-    /// Draw value for Black in discs as NBoard sends it (stored; see protocol.md).
-    pub fn contempt(&self) -> Discs {
-        self.contempt
     }
 
     /// Stores NBoard's contempt setting.
@@ -548,6 +533,7 @@ impl Session {
         }
     }
 
+    #[cfg(test)]
     /// Waits for a background search to finish by itself.
     pub fn wait(&mut self) {
         self.worker.wait();

@@ -236,12 +236,12 @@ fn output_to_a_closed_pipe_ends_quietly() {
     }
 }
 
-/// Every option of the shared search group (`tsuru::cli::search_options::GROUP`) is accepted
+/// Every option of the shared search group (`GROUP`, src/cli/search_options.rs) is accepted
 /// by the engine and by each tool that searches, and a value out of range is refused with the
 /// same message by all of them.
 #[test]
 fn the_shared_search_options_read_the_same_everywhere() {
-    use tsuru::cli::search_options::GROUP;
+    use tsuru::test_hooks::GROUP;
     // The engine (no subcommand) and the tools that take the whole group.
     let commands: &[&[&str]] = &[
         &[],

@@ -728,7 +728,7 @@ fn gtp_valid(gen: &mut Gen, mirror: Option<&Board>) -> String {
 /// A real command name (never `quit`) or a made-up one, with plausible, odd or missing
 /// arguments.
 fn gtp_random_command(gen: &mut Gen) -> String {
-    let names: Vec<&str> = tsuru::protocol::gtp::COMMANDS
+    let names: Vec<&str> = tsuru::test_hooks::COMMANDS
         .iter()
         .map(|c| c.name)
         .filter(|n| *n != "quit")

@@ -279,7 +279,7 @@ fn command_line_help_version_and_errors() {
     let help = run(&["--help"]);
     assert!(help.status.success());
     let text = String::from_utf8(help.stdout).unwrap();
-    for name in tsuru::cli::options::OPTIONS.iter().flat_map(|o| o.names) {
+    for name in tsuru::test_hooks::OPTIONS.iter().flat_map(|o| o.names) {
         assert!(text.contains(name), "{name} missing from --help");
     }
     for sub in ["perft", "solve", "bench"] {

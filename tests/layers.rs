@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! board, score, rng < config < formats < eval < search < book < identity < session
-//!     < protocol < cli < lab < lib, main
+//!     < protocol < cli < lab < app, lib, main
 //! ```
 //!
 //! This test reads every `crate::` path in `src/**/*.rs` (comments aside) and fails on any
@@ -31,7 +31,7 @@ const LAYERS: &[&[&str]] = &[
     &["protocol"],
     &["cli"],
     &["lab"],
-    &["lib", "main"],
+    &["app", "lib", "main"],
 ];
 
 /// Upward imports that exist today, as (importing top module, imported top module, file):

@@ -393,10 +393,7 @@ fn a_solve_reports_probable_passes_and_a_stopped_one_answers_with_the_last() {
     assert_eq!(result.depth, Depth::Exact);
     assert_eq!(result.score, Score::from_discs(Discs::new(38)));
     assert!(result.completed);
-    assert_eq!(
-        tsuru::protocol::nboard::depth_text(Depth::Probable(95)),
-        "95%"
-    );
+    assert_eq!(tsuru::test_hooks::depth_text(Depth::Probable(95)), "95%");
 
     // Raising the stop flag when the 87 % pass is reported ends the solve there: its answer
     // stands, marked as not completed.
@@ -530,7 +527,7 @@ fn probcut_depth_values_are_the_minimax_value_of_every_depth() {
         board.play(Move::Play(mv.parse().unwrap())).unwrap();
     }
     assert_eq!(board.side_to_move(), Color::Black);
-    let values = tsuru::lab::tools::probcut::depth_values(&board, &bundle);
+    let values = tsuru::test_hooks::depth_values(&board, &bundle);
     assert_eq!(
         values.len(),
         tsuru::eval::probcut::FULL_WIDTH_DEPTH as usize + 1

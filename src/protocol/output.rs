@@ -66,10 +66,12 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+#[cfg(test)]
 /// A `Write` sink that appends to a shared buffer, for tests of front ends.
 #[derive(Clone, Default)]
 pub struct SharedBuffer(pub Arc<Mutex<Vec<u8>>>);
 
+#[cfg(test)]
 impl SharedBuffer {
     /// Everything written so far, as text.
     pub fn text(&self) -> String {
@@ -77,6 +79,7 @@ impl SharedBuffer {
     }
 }
 
+#[cfg(test)]
 impl Write for SharedBuffer {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
         self.0

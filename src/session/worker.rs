@@ -63,6 +63,7 @@ impl<S: Send + 'static> Worker<S> {
         }
     }
 
+    #[cfg(test)]
     /// Whether a started job has returned by itself (so [`Worker::wait`] will not block).
     pub fn is_finished(&self) -> bool {
         self.running

@@ -245,6 +245,7 @@ impl PairedSprt {
         self.pentanomial.iter().sum()
     }
 
+    #[cfg(test)]
     /// Complete pairs by the first engine's points: 0, 0.5, 1, 1.5, 2.
     pub fn pentanomial(&self) -> [u32; 5] {
         self.pentanomial
