@@ -1100,16 +1100,22 @@ class NBoardEngine(Engine):
         except ValueError as e:
             raise EngineError(f"engine {self.name}: malformed line ({e}): {line!r}") from None
 
-    def play(self, position: Position, limit: Limit = Limit(), *, timeout: Optional[float] = None) -> PlayResult:
-        position = as_position(position)
-        if self._begin(position):
-            return PlayResult(move=PASS, pv=[PASS])
+    def _send_game_in_step(self, position: Position, limit: Limit) -> None:
+        """Sends the game and settings for ``position`` and waits for the engine to take
+        them (``ping``); on an error nothing is assumed sent, so the next request sends the
+        whole game."""
         try:
             self._send_game(position, limit)
             self._ping(self._deadline(self.timeout))
         except EngineError:
             self._sent_prefix = None
             raise
+
+    def play(self, position: Position, limit: Limit = Limit(), *, timeout: Optional[float] = None) -> PlayResult:
+        position = as_position(position)
+        if self._begin(position):
+            return PlayResult(move=PASS, pv=[PASS])
+        self._send_game_in_step(position, limit)
         start = time.monotonic()
         self._process.send("go")
         deadline = self._search_deadline(limit, timeout)
@@ -1187,12 +1193,7 @@ class NBoardEngine(Engine):
         if n < 1:
             raise ValueError("multipv must be at least 1")
         untimed = Limit(depth=limit.depth)
-        try:
-            self._send_game(position, untimed)
-            self._ping(self._deadline(self.timeout))
-        except EngineError:
-            self._sent_prefix = None
-            raise
+        self._send_game_in_step(position, untimed)
         self._process.send(f"hint {n}")
         result = AnalysisResult(self)
         result._n = n
