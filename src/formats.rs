@@ -3,7 +3,8 @@
 //! positions ([`obf`]), opening lists ([`openings`]), validation files ([`validation`]),
 //! weights files ([`weights`]) with their one checksum ([`checksum`]), self-play files ([`selfplay`]), positions files
 //! ([`positions`]), search-value caches ([`search_cache`]), samples files for an outside
-//! trainer ([`samples`]), pattern-network files ([`pattern_nets`]) and match records
+//! trainer ([`samples`]), pattern-network files ([`pattern_nets`]), factorisation-machine model
+//! files ([`fm_model`]) and match records
 //! ([`match_record`]), and the [`Shard`] naming one part of a job cut among machines. A
 //! format module knows the layout (header, version, checksum, line
 //! shape) and nothing of what the records are for: the evaluation, training and the referee
@@ -15,6 +16,7 @@ pub mod book;
 pub mod bytes;
 pub mod checksum;
 pub mod edax_book;
+pub mod fm_model;
 pub mod ggf;
 pub mod match_record;
 pub mod obf;

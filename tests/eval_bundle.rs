@@ -308,3 +308,112 @@ fn probcut_measures_endgame_statistics_for_an_eval_file() {
     let shipped_cuts = shipped.endgame_cuts().unwrap();
     assert_ne!(cuts.get(14, 2), shipped_cuts.get(14, 2));
 }
+
+/// `tsuru tables` with `args`; its stdout, after asserting that it succeeded.
+fn tables(args: &[&str]) -> String {
+    let output = Command::new(TSURU)
+        .arg("tables")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "tsuru tables {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Weights written as a factorisation-machine model (`--export-fm`, zero vectors) and
+/// quantised back (`--fm`) are the same file, byte for byte: the route `lab/fm_train.py
+/// --init` starts from loses nothing.
+#[test]
+fn weights_round_trip_through_an_fm_model_file() {
+    let dir = dir("fm_round_trip");
+    let shipped = dir.join("shipped.tsw");
+    std::fs::write(&shipped, SHIPPED_WEIGHTS).unwrap();
+    let model = dir.join("shipped.fmm");
+    let back = dir.join("back.tsw");
+    let p = |path: &PathBuf| path.to_str().unwrap().to_string();
+    tables(&["--weights", &p(&shipped), "--export-fm", &p(&model)]);
+    let said = tables(&["--fm", &p(&model), "--out", &p(&back)]);
+    assert!(said.contains("no interaction term"), "{said}");
+    assert_eq!(std::fs::read(&back).unwrap(), SHIPPED_WEIGHTS);
+}
+
+/// Weights with an interaction term load from a file under their own identity, value every
+/// position as their definition does (within the folding's stated rounding), and the engine
+/// plays with them over GTP.
+#[test]
+fn weights_with_an_interaction_term_load_and_play() {
+    use tsuru::eval::pattern::{Interaction, INTERACTION_DIM};
+    let dir = dir("fm_play");
+    let mut weights = Weights::from_bytes(SHIPPED_WEIGHTS).unwrap();
+    let total = weights.tables[0].len();
+    let mut rng = Rng::new(71);
+    // Random vectors (the same for tied entries is not needed: the file stores canonical
+    // entries only and the load ties them).
+    let vectors = (0..total)
+        .map(|_| std::array::from_fn(|_| rng.below(201) as i16 - 100))
+        .collect();
+    weights.interaction = Some(Interaction {
+        shift: 20,
+        scales: vec![3000; weights.stages()],
+        vectors,
+    });
+    let bytes = weights.to_bytes();
+    let path = dir.join("fm.tsw");
+    std::fs::write(&path, &bytes).unwrap();
+    let loaded = Weights::from_bytes(&bytes).unwrap();
+    let bundle = EvalBundle::from_file(path.to_str().unwrap()).unwrap();
+    assert_eq!(
+        bundle.weights_id(),
+        Some(WeightsId(Weights::file_id(&bytes).unwrap()))
+    );
+    let Evaluator::Patterns(eval) = bundle.evaluator() else {
+        panic!("pattern weights")
+    };
+    assert!(eval.has_interaction());
+    let shipped = EvalBundle::shipped();
+    let mut moved = 0;
+    for board in positions(73, 30, 40) {
+        let value = i64::from(eval.raw(&board));
+        let definition = loaded.value_by_definition(&board);
+        assert!(
+            (value - definition).abs() <= Interaction::FOLDING_ERROR,
+            "{value} against {definition}"
+        );
+        let linear = shipped.evaluator().evaluate(&board).units();
+        moved += usize::from((value - i64::from(linear)).abs() > 100);
+    }
+    assert!(
+        moved > 20,
+        "the term changed only {moved} of 40 values by a disc"
+    );
+    assert_eq!(INTERACTION_DIM, 8);
+
+    let output = Command::new(TSURU)
+        .args(["--gtp", "--no-book", "--eval-file", path.to_str().unwrap()])
+        .arg("--depth")
+        .arg("6")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(b"genmove b\nquit\n")?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    let answer = String::from_utf8(output.stdout).unwrap();
+    let first = answer.lines().next().unwrap_or("").to_ascii_lowercase();
+    assert!(
+        ["= d3", "= c4", "= f5", "= e6"].contains(&first.as_str()),
+        "{answer:?}"
+    );
+}

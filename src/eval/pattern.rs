@@ -19,6 +19,15 @@
 //!
 //! The weights file stores only the canonical entries of each stage, in order; its byte
 //! layout is [`crate::formats::weights`].
+//!
+//! Weights may also hold an *interaction term* ([`Interaction`], a factorisation machine):
+//! every flat entry carries an [`INTERACTION_DIM`]-wide vector v (shared by all stages), and a
+//! position whose look-ups are the entries 1..n gains `s * sum over pairs i < j of <v_i, v_j>`,
+//! with a scale s per stage. [`PatternEval`] evaluates it in the folded form: since
+//! `2 * sum_{i<j} <v_i, v_j> = |sum_i v_i|^2 - sum_i |v_i|^2`, the second sum belongs to each
+//! entry alone and is subtracted from the entry's table value when the weights are prepared,
+//! so an evaluation adds one d-wide sum of rows at the look-ups it already makes and one
+//! squared norm.
 
 use std::sync::{Arc, OnceLock};
 
@@ -27,7 +36,7 @@ use anyhow::{ensure, Context, Result};
 use super::Evaluation;
 use crate::board::patterns::{pattern_tables, pow3, Shape, COPIES, SHAPES};
 use crate::board::{bits, Board, Color, Symmetry};
-use crate::formats::weights::{self as file, StageRecord, WeightsRecord};
+use crate::formats::weights::{self as file, InteractionRecord, StageRecord, WeightsRecord};
 use crate::score::Score;
 
 use crate::formats::checksum::fnv1a_32;
@@ -212,13 +221,145 @@ impl std::str::FromStr for WeightsId {
     }
 }
 
-/// Weights for every stage: a bias and one value per canonical entry, in Score units.
+/// Width of the interaction vectors this build evaluates (a file with another width is
+/// refused).
+pub const INTERACTION_DIM: usize = 8;
+
+/// The interaction term of [`Weights`] (see the module doc). Its value for a position whose
+/// look-ups ([`features`]) are the entries `e_1 .. e_n` is, by definition,
+///
+/// ```text
+/// scales[stage] * (|v_1 + ... + v_n|^2 - (|v_1|^2 + ... + |v_n|^2)) / 2^shift
+/// ```
+///
+/// in Score units (exact, then rounded once). [`PatternEval`] folds it: each entry's table
+/// value loses `round(scales[stage] * |v_e|^2 / 2^shift)` and the evaluation adds
+/// `round(scales[stage] * |sum v|^2 / 2^shift)`, which differs from the definition by at most
+/// half a unit per look-up and half for the sum ([`Interaction::FOLDING_ERROR`] units).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Interaction {
+    /// The scales are divided by `2^shift` (1 to 62).
+    pub shift: u32,
+    /// Per stage: the scale.
+    pub scales: Vec<i32>,
+    /// Per flat entry (`layout().total`; tied entries equal): the vector.
+    pub vectors: Vec<[i16; INTERACTION_DIM]>,
+}
+
+impl Interaction {
+    /// The most the folded evaluation can differ from the definition, in Score units
+    /// (half a unit of rounding per look-up and for the sum, rounded up).
+    pub const FOLDING_ERROR: i64 = (FEATURES as i64 + 2) / 2;
+
+    /// `round(scale * norm / 2^shift)`, halves rounded up.
+    #[inline]
+    fn scaled(&self, scale: i64, norm: i64) -> i64 {
+        (scale * norm + (1i64 << (self.shift - 1))) >> self.shift
+    }
+
+    /// Refuses terms whose arithmetic could overflow 64 bits, whose folded entries leave
+    /// the tables' 16 bits, or whose shape does not match the `weights`.
+    fn check(&self, weights: &Weights) -> Result<()> {
+        ensure!(
+            (1..=62).contains(&self.shift),
+            "bad interaction shift {}",
+            self.shift
+        );
+        ensure!(
+            self.scales.len() == weights.stages(),
+            "{} interaction scales for {} stages",
+            self.scales.len(),
+            weights.stages()
+        );
+        ensure!(self.vectors.len() == layout().total, "bad interaction size");
+        let largest = self
+            .vectors
+            .iter()
+            .flatten()
+            .map(|&v| i128::from(v).abs())
+            .max()
+            .unwrap_or(0);
+        let scale = self
+            .scales
+            .iter()
+            .map(|&s| i128::from(s).abs())
+            .max()
+            .unwrap_or(0);
+        ensure!(
+            FEATURES as i128 * largest <= i128::from(i16::MAX),
+            "interaction vectors too large for 16-bit sums (largest component {largest}, at most {})",
+            i16::MAX as usize / FEATURES
+        );
+        let norm = INTERACTION_DIM as i128 * (FEATURES as i128 * largest).pow(2);
+        ensure!(
+            norm * scale < 1i128 << 62,
+            "interaction vectors and scales too large for 64-bit sums"
+        );
+        for (stage, table) in weights.tables.iter().enumerate() {
+            for (entry, &value) in table.iter().enumerate() {
+                let folded = i64::from(value) - self.fold(stage, entry);
+                ensure!(
+                    folded.abs() <= i64::from(i16::MAX),
+                    "stage {stage} entry {entry}: the folded interaction leaves 16 bits ({folded})"
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// What folding subtracts from `entry`'s table value at `stage`.
+    fn fold(&self, stage: usize, entry: usize) -> i64 {
+        let norm: i64 = self.vectors[entry]
+            .iter()
+            .map(|&v| i64::from(v) * i64::from(v))
+            .sum();
+        self.scaled(i64::from(self.scales[stage]), norm)
+    }
+
+    /// The term for the look-ups `entries` at `stage`, rounded once: equal to
+    /// [`Interaction::by_definition`], computed through `|sum|^2 - sum of |v|^2` (exact in
+    /// integers); for tools, not the search.
+    pub fn value_of(&self, stage: usize, entries: &[u32]) -> i64 {
+        let mut sum = [0i64; INTERACTION_DIM];
+        let mut squares = 0i64;
+        for &entry in entries {
+            for (total, &v) in sum.iter_mut().zip(&self.vectors[entry as usize]) {
+                *total += i64::from(v);
+                squares += i64::from(v) * i64::from(v);
+            }
+        }
+        let norm: i64 = sum.iter().map(|&x| x * x).sum();
+        self.scaled(i64::from(self.scales[stage]), norm - squares)
+    }
+
+    /// The term for the look-ups `entries` at `stage` by its definition (pairs, unfolded),
+    /// rounded once; for tests, not the search.
+    pub fn by_definition(&self, stage: usize, entries: &[u32]) -> i64 {
+        let mut pairs: i64 = 0;
+        for (i, &a) in entries.iter().enumerate() {
+            for &b in &entries[i + 1..] {
+                let (a, b) = (&self.vectors[a as usize], &self.vectors[b as usize]);
+                pairs += a
+                    .iter()
+                    .zip(b)
+                    .map(|(&x, &y)| i64::from(x) * i64::from(y))
+                    .sum::<i64>();
+            }
+        }
+        self.scaled(i64::from(self.scales[stage]), 2 * pairs)
+    }
+}
+
+/// Weights for every stage: a bias and one value per canonical entry, in Score units, and
+/// perhaps an interaction term.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Weights {
     /// Per stage: the bias.
     pub bias: Vec<i16>,
     /// Per stage: a flat table of `layout().total` entries (tied entries equal).
     pub tables: Vec<Vec<i16>>,
+    /// The interaction term, if any.
+    pub interaction: Option<Interaction>,
 }
 
 impl Weights {
@@ -227,7 +368,24 @@ impl Weights {
         Weights {
             bias: vec![0; stages],
             tables: vec![vec![0; layout().total]; stages],
+            interaction: None,
         }
+    }
+
+    /// The value of `board` by the definition (the look-ups' sum plus the interaction term
+    /// unfolded), in Score units; for tests and tools, not the search.
+    pub fn value_by_definition(&self, board: &Board) -> i64 {
+        let stage = stage_of(board.empties(), self.stages());
+        let entries = features(board);
+        let linear: i64 = entries
+            .iter()
+            .map(|&e| i64::from(self.tables[stage][e as usize]))
+            .sum();
+        let term = self
+            .interaction
+            .as_ref()
+            .map_or(0, |term| term.by_definition(stage, &entries));
+        i64::from(self.bias[stage]) + linear + term
     }
 
     /// Number of stages.
@@ -251,9 +409,20 @@ impl Weights {
                     .collect(),
             })
             .collect();
+        let interaction = self.interaction.as_ref().map(|term| InteractionRecord {
+            dim: INTERACTION_DIM as u16,
+            shift: term.shift as u16,
+            scales: term.scales.clone(),
+            vectors: layout
+                .canonical_entries
+                .iter()
+                .flat_map(|&entry| term.vectors[entry as usize])
+                .collect(),
+        });
         file::to_bytes(&WeightsRecord {
             pattern_set: layout.pattern_set_id,
             stages,
+            interaction,
         })
     }
 
@@ -282,6 +451,31 @@ impl Weights {
                 table[entry] = table[layout.canonical[entry] as usize];
             }
         }
+        if let Some(stored) = record.interaction {
+            ensure!(
+                stored.dim as usize == INTERACTION_DIM,
+                "interaction vectors {} wide; this build evaluates {INTERACTION_DIM}",
+                stored.dim
+            );
+            let mut vectors = vec![[0i16; INTERACTION_DIM]; layout.total];
+            for (&entry, values) in layout
+                .canonical_entries
+                .iter()
+                .zip(stored.vectors.chunks_exact(INTERACTION_DIM))
+            {
+                vectors[entry as usize].copy_from_slice(values);
+            }
+            for entry in 0..layout.total {
+                vectors[entry] = vectors[layout.canonical[entry] as usize];
+            }
+            let term = Interaction {
+                shift: u32::from(stored.shift),
+                scales: stored.scales,
+                vectors,
+            };
+            term.check(&weights)?;
+            weights.interaction = Some(term);
+        }
         Ok(weights)
     }
 }
@@ -291,24 +485,71 @@ impl Weights {
 pub struct PatternEval {
     stages: usize,
     bias: Arc<Vec<i32>>,
-    /// `(stage * 2 + side) * total + entry`.
+    /// `(stage * 2 + side) * total + entry`; the interaction term folded in.
     tables: Arc<Vec<i16>>,
+    /// The interaction term's rows, if the weights have one.
+    interaction: Option<Arc<InteractionRows>>,
+}
+
+/// One interaction vector, aligned so that a row is one 16-byte load.
+#[derive(Clone, Copy)]
+#[repr(align(16))]
+struct Row([i16; INTERACTION_DIM]);
+
+/// The interaction term ready for look-ups: the rows per side to move (like the tables, the
+/// second half has the digits 1 and 2 swapped) and the scales.
+struct InteractionRows {
+    shift: u32,
+    scales: Vec<i64>,
+    /// `side * total + entry`.
+    rows: Vec<Row>,
 }
 
 impl PatternEval {
-    /// Prepares weights for evaluation.
+    /// Prepares weights for evaluation (the interaction term folded into the tables).
     pub fn new(weights: &Weights) -> PatternEval {
         let layout = layout();
         let mut tables = Vec::with_capacity(weights.stages() * 2 * layout.total);
-        for table in &weights.tables {
-            tables.extend_from_slice(table);
-            tables.extend(layout.swapped.iter().map(|&s| table[s as usize]));
+        for (stage, table) in weights.tables.iter().enumerate() {
+            let folded: Vec<i16> = match &weights.interaction {
+                // `Weights::from_bytes` has checked that the folded values fit.
+                Some(term) => (0..layout.total)
+                    .map(|entry| {
+                        (i64::from(table[entry]) - term.fold(stage, entry))
+                            .clamp(-i64::from(i16::MAX), i64::from(i16::MAX))
+                            as i16
+                    })
+                    .collect(),
+                None => table.clone(),
+            };
+            tables.extend_from_slice(&folded);
+            tables.extend(layout.swapped.iter().map(|&s| folded[s as usize]));
         }
+        let interaction = weights.interaction.as_ref().map(|term| {
+            let mut rows: Vec<Row> = term.vectors.iter().map(|&v| Row(v)).collect();
+            rows.extend(
+                layout
+                    .swapped
+                    .iter()
+                    .map(|&s| Row(term.vectors[s as usize])),
+            );
+            Arc::new(InteractionRows {
+                shift: term.shift,
+                scales: term.scales.iter().map(|&s| i64::from(s)).collect(),
+                rows,
+            })
+        });
         PatternEval {
             stages: weights.stages(),
             bias: Arc::new(weights.bias.iter().map(|&b| i32::from(b)).collect()),
             tables: Arc::new(tables),
+            interaction,
         }
+    }
+
+    /// Whether the weights have an interaction term.
+    pub fn has_interaction(&self) -> bool {
+        self.interaction.is_some()
     }
 
     /// Reads a weights file from disk, with the file's identity.
@@ -343,23 +584,48 @@ impl PatternEval {
         let stage = stage_of(leaf.empties, self.stages);
         let base = (stage * 2 + leaf.side.index()) * layout.total;
         let table = &self.tables[base..base + layout.total];
-        let mut sum = self.bias[stage];
-        for copy in 0..COPIES {
-            sum += i32::from(table[layout.copy_offsets[copy] + leaf.indices[copy] as usize]);
-        }
         let own = leaf.moves.count_ones() as usize;
         let theirs = bits::mobility(leaf.opponent, leaf.player).count_ones() as usize;
         let mobility = layout.mobility_offset
             + own.min(MOBILITY_SIDE - 1) * MOBILITY_SIDE
             + theirs.min(MOBILITY_SIDE - 1);
-        sum += i32::from(table[mobility]);
-        sum
+        let mut sum = self.bias[stage] + i32::from(table[mobility]);
+        let Some(term) = &self.interaction else {
+            for copy in 0..COPIES {
+                sum += i32::from(table[layout.copy_offsets[copy] + leaf.indices[copy] as usize]);
+            }
+            return sum;
+        };
+        // One loop reads each look-up's table value and vector row.
+        let side = leaf.side.index() * layout.total;
+        let rows = &term.rows[side..side + layout.total];
+        let mut vector = rows[mobility].0;
+        for copy in 0..COPIES {
+            let entry = layout.copy_offsets[copy] + leaf.indices[copy] as usize;
+            sum += i32::from(table[entry]);
+            // `Interaction::check` bounds every component so that 55 of them never wrap.
+            for (total, &value) in vector.iter_mut().zip(&rows[entry].0) {
+                *total = total.wrapping_add(value);
+            }
+        }
+        sum + term.value_of_sum(stage, &vector)
     }
 
     /// [`Evaluation::evaluate_with_moves`] of a position given by its parts.
     #[inline]
     pub fn evaluate_leaf(&self, leaf: &LeafView) -> Score {
         Score::from_units(self.raw_of(leaf)).clamped_below_max()
+    }
+}
+
+impl InteractionRows {
+    /// `round(scale * |vector|^2 / 2^shift)` for the sum `vector` of the rows read: the
+    /// folded term's share that depends on the position as a whole.
+    #[inline]
+    fn value_of_sum(&self, stage: usize, vector: &[i16; INTERACTION_DIM]) -> i32 {
+        let norm: i64 = vector.iter().map(|&x| i64::from(x) * i64::from(x)).sum();
+        let value = (self.scales[stage] * norm + (1i64 << (self.shift - 1))) >> self.shift;
+        value.clamp(i64::from(i32::MIN / 4), i64::from(i32::MAX / 4)) as i32
     }
 }
 
@@ -475,6 +741,87 @@ mod tests {
         weights
     }
 
+    /// [`random_weights`] with a random interaction term (ties respected), its vectors and
+    /// scale large enough that the term moves values by tens of discs.
+    fn random_interaction_weights(seed: u64, stages: usize) -> Weights {
+        let layout = layout();
+        let mut weights = random_weights(seed, stages);
+        let mut rng = Rng::new(seed ^ 0x5eed);
+        let mut vectors = vec![[0i16; INTERACTION_DIM]; layout.total];
+        for &entry in &layout.canonical_entries {
+            for value in &mut vectors[entry as usize] {
+                *value = rng.below(601) as i16 - 300;
+            }
+        }
+        for entry in 0..layout.total {
+            vectors[entry] = vectors[layout.canonical[entry] as usize];
+        }
+        let scales = (0..stages).map(|_| rng.below(4001) as i32 - 2000).collect();
+        weights.interaction = Some(Interaction {
+            shift: 16,
+            scales,
+            vectors,
+        });
+        weights
+    }
+
+    #[test]
+    fn an_interaction_term_round_trips_and_plain_weights_keep_version_1() {
+        let plain = random_weights(3, 3);
+        assert_eq!(&plain.to_bytes()[8..10], &[1, 0]);
+        let weights = random_interaction_weights(3, 3);
+        let bytes = weights.to_bytes();
+        assert_eq!(&bytes[8..10], &[2, 0]);
+        assert_eq!(Weights::from_bytes(&bytes).unwrap(), weights);
+        assert_ne!(
+            Weights::file_id(&bytes),
+            Weights::file_id(&plain.to_bytes())
+        );
+        // A term whose folded entries leave 16 bits is refused with a reason.
+        let mut huge = weights.clone();
+        let term = huge.interaction.as_mut().unwrap();
+        term.shift = 1;
+        term.scales = vec![1000; 3];
+        let error = Weights::from_bytes(&huge.to_bytes())
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("16 bits"), "{error}");
+    }
+
+    /// The folded evaluation equals the definition (look-ups plus the pairs of vectors,
+    /// unfolded) within the stated rounding, on random positions of every stage; and the
+    /// term is not idle: it moves values.
+    #[test]
+    fn the_folded_interaction_equals_the_unfolded_definition() {
+        let weights = random_interaction_weights(29, 15);
+        let eval = PatternEval::new(&weights);
+        let linear = PatternEval::new(&Weights {
+            interaction: None,
+            ..weights.clone()
+        });
+        let mut rng = Rng::new(31);
+        let mut largest_term = 0;
+        for round in 0..4 {
+            for plies in 0..60 {
+                let board = random_board(&mut rng, plies);
+                let definition = weights.value_by_definition(&board);
+                let folded = i64::from(eval.raw(&board));
+                assert!(
+                    (folded - definition).abs() <= Interaction::FOLDING_ERROR,
+                    "round {round}, {plies} plies: folded {folded}, definition {definition}"
+                );
+                largest_term = largest_term.max((definition - i64::from(linear.raw(&board))).abs());
+                let term = weights.interaction.as_ref().unwrap();
+                let stage = stage_of(board.empties(), 15);
+                assert_eq!(
+                    term.value_of(stage, &features(&board)),
+                    term.by_definition(stage, &features(&board))
+                );
+            }
+        }
+        assert!(largest_term > 1000, "{largest_term}");
+    }
+
     #[test]
     fn file_round_trip_and_damage_is_detected() {
         let weights = random_weights(3, 3);
@@ -548,7 +895,7 @@ mod tests {
     /// not played into) has the value of the same position played on the board.
     #[test]
     fn a_leaf_from_its_parts_has_the_value_of_the_played_position() {
-        let eval = PatternEval::new(&random_weights(19, 15));
+        let eval = PatternEval::new(&random_interaction_weights(19, 15));
         let mut rng = Rng::new(23);
         let mut checked = 0;
         for plies in 0..58 {
@@ -573,34 +920,38 @@ mod tests {
 
     #[test]
     fn evaluation_is_the_same_on_all_symmetries() {
-        let eval = PatternEval::new(&random_weights(7, 15));
-        let mut rng = Rng::new(11);
-        for plies in [0, 5, 20, 33, 47, 56] {
-            let board = random_board(&mut rng, plies);
-            let value = eval.raw(&board);
-            for symmetry in Symmetry::ALL {
-                assert_eq!(
-                    eval.raw(&board.transformed(symmetry)),
-                    value,
-                    "{plies} plies"
-                );
+        for weights in [random_weights(7, 15), random_interaction_weights(7, 15)] {
+            let eval = PatternEval::new(&weights);
+            let mut rng = Rng::new(11);
+            for plies in [0, 5, 20, 33, 47, 56] {
+                let board = random_board(&mut rng, plies);
+                let value = eval.raw(&board);
+                for symmetry in Symmetry::ALL {
+                    assert_eq!(
+                        eval.raw(&board.transformed(symmetry)),
+                        value,
+                        "{plies} plies"
+                    );
+                }
             }
         }
     }
 
     #[test]
     fn colours_swapped_with_the_side_to_move_give_the_same_value() {
-        let eval = PatternEval::new(&random_weights(13, 15));
-        let mut rng = Rng::new(17);
-        for plies in [3, 18, 40] {
-            let board = random_board(&mut rng, plies);
-            let swapped = Board::from_discs(
-                board.discs(Color::White),
-                board.discs(Color::Black),
-                board.side_to_move().opponent(),
-            )
-            .unwrap();
-            assert_eq!(eval.raw(&board), eval.raw(&swapped));
+        for weights in [random_weights(13, 15), random_interaction_weights(13, 15)] {
+            let eval = PatternEval::new(&weights);
+            let mut rng = Rng::new(17);
+            for plies in [3, 18, 40] {
+                let board = random_board(&mut rng, plies);
+                let swapped = Board::from_discs(
+                    board.discs(Color::White),
+                    board.discs(Color::Black),
+                    board.side_to_move().opponent(),
+                )
+                .unwrap();
+                assert_eq!(eval.raw(&board), eval.raw(&swapped));
+            }
         }
     }
 }

@@ -202,8 +202,15 @@ impl ProbCutTable {
     }
 }
 
+/// Whether a fit `deep = slope * shallow + intercept` with residual deviation `sigma` (discs)
+/// is one the engine accepts: the rule statistics files are read with, and the one
+/// `tsuru probcut` leaves a noisy stage's fit out by.
+pub fn plausible(slope: f64, intercept: f64, sigma: f64) -> bool {
+    slope > 0.2 && slope < 5.0 && sigma > 0.0 && sigma < 64.0 && intercept.abs() < 64.0
+}
+
 /// The `slope intercept sigma` fields of a record (intercept and sigma in discs), checked to
-/// be plausible.
+/// be plausible ([`plausible`]).
 fn parse_fit(words: &[&str]) -> Result<(f64, f64, f64)> {
     let numbers: Vec<f64> = words
         .iter()
@@ -212,10 +219,7 @@ fn parse_fit(words: &[&str]) -> Result<(f64, f64, f64)> {
     let [slope, intercept, sigma] = numbers[..] else {
         bail!("expected slope, intercept and sigma");
     };
-    ensure!(
-        slope > 0.2 && slope < 5.0 && sigma > 0.0 && sigma < 64.0 && intercept.abs() < 64.0,
-        "implausible statistics"
-    );
+    ensure!(plausible(slope, intercept, sigma), "implausible statistics");
     Ok((slope, intercept, sigma))
 }
 

@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! magic        8 bytes  "TSURUEVW"
-//! version      u16      1
+//! version      u16      1, or 2 with the interaction section
 //! pattern set  u32      FNV-1a of the shapes' names and squares (a file for another set
 //!                       is refused)
 //! stages       u16      number of stages; the 60 plies are cut into that many equal parts
@@ -17,8 +17,17 @@
 //! payload               per stage: bias i16, then the canonical entries shape by shape in
 //!                       index order, as i16, where -32768 followed by a u16 n stands for n
 //!                       zeros
+//! interaction           version 2 only:
+//!   dim        u16      width d of the vectors (1 or more)
+//!   shift      u16      the term is scaled by 2^-shift (1 to 62)
+//!   scales     i32      one per stage
+//!   vectors    i16      d per canonical entry, entry-major, in file order
 //! checksum     u32      FNV-1a of every byte before it
 //! ```
+//!
+//! A file without the interaction section is written as version 1, so weights that have
+//! none keep the bytes (and the identity) they always had. What the section means is the
+//! evaluation's business ([`crate::eval::pattern`]).
 
 use super::bytes::Reader;
 use super::checksum::fnv1a_32;
@@ -28,8 +37,10 @@ use crate::score::UNITS_PER_DISC;
 
 /// The magic bytes at the start of a weights file.
 pub const MAGIC: &[u8; 8] = b"TSURUEVW";
-/// The weights file format version written and read.
+/// The weights file format version of weights without the interaction section.
 pub const FORMAT_VERSION: u16 = 1;
+/// The version of weights with the interaction section.
+pub const INTERACTION_VERSION: u16 = 2;
 /// The zero-run marker in the payload.
 const ZERO_RUN: i16 = i16::MIN;
 /// The shortest file: the header and the checksum.
@@ -42,6 +53,22 @@ pub struct WeightsRecord {
     pub pattern_set: u32,
     /// Per stage, in stage order.
     pub stages: Vec<StageRecord>,
+    /// The interaction section, if the weights have one.
+    pub interaction: Option<InteractionRecord>,
+}
+
+/// The interaction section of a weights file: a `dim`-wide vector per canonical entry and a
+/// scale per stage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InteractionRecord {
+    /// Width of each vector.
+    pub dim: u16,
+    /// The power of two the scales are divided by.
+    pub shift: u16,
+    /// Per stage, in stage order.
+    pub scales: Vec<i32>,
+    /// `dim` values per canonical entry, entry-major, in file order.
+    pub vectors: Vec<i16>,
 }
 
 /// One stage of a weights file.
@@ -59,7 +86,11 @@ pub fn to_bytes(record: &WeightsRecord) -> Vec<u8> {
     let entries = record.stages.first().map_or(0, |stage| stage.entries.len());
     let mut out = Vec::new();
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    let version = match record.interaction {
+        Some(_) => INTERACTION_VERSION,
+        None => FORMAT_VERSION,
+    };
+    out.extend_from_slice(&version.to_le_bytes());
     out.extend_from_slice(&record.pattern_set.to_le_bytes());
     out.extend_from_slice(&(record.stages.len() as u16).to_le_bytes());
     out.extend_from_slice(&(UNITS_PER_DISC as u16).to_le_bytes());
@@ -88,6 +119,21 @@ pub fn to_bytes(record: &WeightsRecord) -> Vec<u8> {
             }
         }
         flush(&mut out, &mut zeros);
+    }
+    if let Some(interaction) = &record.interaction {
+        debug_assert_eq!(interaction.scales.len(), record.stages.len());
+        debug_assert_eq!(
+            interaction.vectors.len(),
+            entries * interaction.dim as usize
+        );
+        out.extend_from_slice(&interaction.dim.to_le_bytes());
+        out.extend_from_slice(&interaction.shift.to_le_bytes());
+        for scale in &interaction.scales {
+            out.extend_from_slice(&scale.to_le_bytes());
+        }
+        for value in &interaction.vectors {
+            out.extend_from_slice(&value.to_le_bytes());
+        }
     }
     let checksum = fnv1a_32(&out);
     out.extend_from_slice(&checksum.to_le_bytes());
@@ -120,8 +166,8 @@ pub fn from_bytes(bytes: &[u8], pattern_set: u32, entries: usize) -> Result<Weig
     let mut reader = Reader::new(body, 8, "the weights file is truncated");
     let version = reader.u16()?;
     ensure!(
-        version == FORMAT_VERSION,
-        "weights format version {version} is not {FORMAT_VERSION}"
+        version == FORMAT_VERSION || version == INTERACTION_VERSION,
+        "weights format version {version} is not {FORMAT_VERSION} or {INTERACTION_VERSION}"
     );
     let set = reader.u32()?;
     ensure!(
@@ -143,6 +189,7 @@ pub fn from_bytes(bytes: &[u8], pattern_set: u32, entries: usize) -> Result<Weig
     let mut record = WeightsRecord {
         pattern_set,
         stages: Vec::with_capacity(stages),
+        interaction: None,
     };
     for stage in 0..stages {
         let bias = reader.i16()?;
@@ -167,6 +214,27 @@ pub fn from_bytes(bytes: &[u8], pattern_set: u32, entries: usize) -> Result<Weig
             entries: values,
         });
     }
+    if version == INTERACTION_VERSION {
+        let dim = reader.u16()?;
+        let shift = reader.u16()?;
+        ensure!(dim >= 1, "interaction vectors of width 0");
+        ensure!(
+            (1..=62).contains(&shift),
+            "bad interaction shift {shift} (1 to 62)"
+        );
+        let scales = (0..stages)
+            .map(|_| reader.i32())
+            .collect::<Result<Vec<i32>>>()?;
+        let vectors = (0..entries * dim as usize)
+            .map(|_| reader.i16())
+            .collect::<Result<Vec<i16>>>()?;
+        record.interaction = Some(InteractionRecord {
+            dim,
+            shift,
+            scales,
+            vectors,
+        });
+    }
     ensure!(
         reader.position() == body.len(),
         "{} stray bytes at the end",
@@ -189,7 +257,52 @@ mod tests {
         WeightsRecord {
             pattern_set: 0x1234_5678,
             stages: vec![stage(-3, 12), stage(40, -1000)],
+            interaction: None,
         }
+    }
+
+    fn with_interaction() -> WeightsRecord {
+        WeightsRecord {
+            interaction: Some(InteractionRecord {
+                dim: 2,
+                shift: 20,
+                scales: vec![-7, 1 << 20],
+                vectors: (0..20).map(|i| i * 997 - 9000).collect(),
+            }),
+            ..record()
+        }
+    }
+
+    #[test]
+    fn the_interaction_section_round_trips_as_version_2() {
+        let plain = to_bytes(&record());
+        let bytes = to_bytes(&with_interaction());
+        assert_eq!(&bytes[8..10], &[2, 0]);
+        // The section sits between the stages and the checksum: dim, shift, 2 scales,
+        // 10 entries x 2 values.
+        assert_eq!(bytes.len(), plain.len() + 2 + 2 + 2 * 4 + 20 * 2);
+        let start = plain.len() - 4;
+        assert_eq!(&bytes[start..start + 4], &[2, 0, 20, 0]);
+        assert_eq!(&bytes[start + 4..start + 8], &(-7i32).to_le_bytes());
+        let mut expected = with_interaction();
+        for stage in &mut expected.stages {
+            stage.entries[8] = -i16::MAX;
+        }
+        assert_eq!(from_bytes(&bytes, 0x1234_5678, 10).unwrap(), expected);
+        // Cut short (with a mended checksum) or of width 0, it is refused.
+        let mut short = bytes[..bytes.len() - 6].to_vec();
+        let checksum = fnv1a_32(&short);
+        short.extend_from_slice(&checksum.to_le_bytes());
+        let error = from_bytes(&short, 0x1234_5678, 10).unwrap_err().to_string();
+        assert!(error.contains("truncated"), "{error}");
+        let mut zero_width = bytes[..bytes.len() - 4].to_vec();
+        zero_width[start] = 0;
+        let checksum = fnv1a_32(&zero_width);
+        zero_width.extend_from_slice(&checksum.to_le_bytes());
+        let error = from_bytes(&zero_width, 0x1234_5678, 10)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("width 0"), "{error}");
     }
 
     #[test]

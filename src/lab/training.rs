@@ -21,6 +21,7 @@
 //! game is held out), never by position.
 
 pub mod fit;
+pub mod fm;
 pub mod games;
 pub mod pattern_nets;
 pub mod positions;

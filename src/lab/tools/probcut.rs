@@ -36,7 +36,7 @@ use crate::board::Board;
 use crate::cli::search_options::{self, EVAL_FILE, THREADS};
 use crate::eval::pattern::stage_of;
 use crate::eval::probcut::{
-    shallow_depth, weights_line, EndgameCuts, ProbCutTable, FULL_WIDTH_DEPTH, MAX_DEPTH,
+    plausible, shallow_depth, weights_line, EndgameCuts, ProbCutTable, FULL_WIDTH_DEPTH, MAX_DEPTH,
     MAX_ENDGAME_SHALLOW, MEASURE_CONFIDENCE, MIN_DEPTH,
 };
 use crate::eval::EvalBundle;
@@ -204,7 +204,7 @@ type Fit = (usize, u32, (f64, f64, f64), usize);
 
 /// Fits every stage at each of `depths` on `values` (per position, the root value at each
 /// depth), sets them in `table` and returns them; a stage and depth with fewer than
-/// [`MIN_SAMPLES`] pairs is left out.
+/// [`MIN_SAMPLES`] pairs, or whose fit is not [`plausible`] (said on stderr), is left out.
 fn fit_depths(
     positions: &[Board],
     values: &[Vec<Score>],
@@ -232,6 +232,16 @@ fn fit_depths(
             let (slope, intercept, sigma) = regress(&pairs);
             let round = |x: f64| (x * 1e4).round() / 1e4;
             let (slope, intercept, sigma) = (round(slope), round(intercept), round(sigma));
+            if !plausible(slope, intercept, sigma) {
+                // The engine would refuse the file; the depth then uses the deepest fit
+                // below it, as for a stage with too few positions.
+                eprintln!(
+                    "stage {stage} depth {depth}: fit left out as implausible (slope {slope}, \
+                     intercept {intercept}, sigma {sigma}, {} positions)",
+                    pairs.len()
+                );
+                continue;
+            }
             table.set(stage, depth, slope, intercept, sigma);
             rows.push((stage, depth, (slope, intercept, sigma), pairs.len()));
         }

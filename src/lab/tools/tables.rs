@@ -4,7 +4,11 @@
 //!
 //! ```text
 //! tsuru tables --nets nets.pnn --out nets.tsw --check samples.bin
+//! tsuru tables --fm model.fmm --out fm.tsw --check samples.bin
 //! ```
+//!
+//! With `--fm` it quantises a factorisation-machine model (`lab/fm_train.py` writes it) into
+//! weights with an interaction term instead ([`crate::lab::training::fm`]).
 //!
 //! `--check` prints the mean absolute error of the generated (quantised) weights on the
 //! samples file's training and held-out records, which the trainer's own figures must match:
@@ -16,8 +20,10 @@ use anyhow::{ensure, Context, Result};
 
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::patterns::pattern_tables;
-use crate::eval::pattern::{layout, stage_of, PatternEval, Weights};
-use crate::formats::{pattern_nets, samples};
+use crate::board::patterns::COPIES;
+use crate::eval::pattern::{layout, stage_of, PatternEval, Weights, FEATURES, INTERACTION_DIM};
+use crate::formats::{fm_model, pattern_nets, samples};
+use crate::lab::training::fm::quantise_model;
 use crate::lab::training::pattern_nets::generate;
 use crate::score::UNITS_PER_DISC;
 
@@ -25,18 +31,30 @@ use crate::score::UNITS_PER_DISC;
 pub const SPEC: ToolSpec = ToolSpec {
     name: "tables",
     about: "generate a weights file's pattern tables from per-shape networks",
-    synopsis: "--nets FILE --out FILE | tables --weights FILE",
+    synopsis: "--nets FILE --out FILE | tables --fm FILE --out FILE | tables --weights FILE",
     options: &[
         ToolOption::new(
             "--nets",
             "FILE",
             "the networks (lab/pattern_nets.py writes them) (required)",
         ),
+        ToolOption::new(
+            "--fm",
+            "FILE",
+            "instead of --nets: a factorisation-machine model to quantise\n\
+             (lab/fm_train.py writes it)",
+        ),
         ToolOption::new("--out", "FILE", "the weights file to write (required)"),
         ToolOption::new(
             "--weights",
             "FILE",
             "instead of --nets and --out: a weights file to measure",
+        ),
+        ToolOption::new(
+            "--export-fm",
+            "FILE",
+            "with --weights: write them as a factorisation-machine model\n\
+             (zero vectors), a starting point for lab/fm_train.py --init",
         ),
         ToolOption::new(
             "--validation",
@@ -57,11 +75,14 @@ pub const SPEC: ToolSpec = ToolSpec {
 /// Runs the tool.
 pub fn run(args: &[String]) -> Result<()> {
     let (mut nets, mut out, mut check, mut given) = (None, None, None, None);
+    let (mut fm, mut export_fm) = (None, None);
     let mut validation = None;
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
         match arg {
             Arg::Flag("--nets") => nets = Some(PathBuf::from(args.value("--nets")?)),
+            Arg::Flag("--fm") => fm = Some(PathBuf::from(args.value("--fm")?)),
+            Arg::Flag("--export-fm") => export_fm = Some(PathBuf::from(args.value("--export-fm")?)),
             Arg::Flag("--out") => out = Some(PathBuf::from(args.value("--out")?)),
             Arg::Flag("--check") => check = Some(PathBuf::from(args.value("--check")?)),
             Arg::Flag("--weights") => given = Some(PathBuf::from(args.value("--weights")?)),
@@ -74,22 +95,49 @@ pub fn run(args: &[String]) -> Result<()> {
     let usage = || format!("(usage: tsuru {})", SPEC.usage());
     if let Some(path) = given {
         ensure!(
-            nets.is_none() && out.is_none(),
-            "--weights replaces --nets and --out {}",
+            nets.is_none() && fm.is_none() && out.is_none(),
+            "--weights replaces --nets, --fm and --out {}",
             usage()
         );
         ensure!(
-            check.is_some() || validation.is_some(),
-            "--weights needs --check or --validation {}",
+            check.is_some() || validation.is_some() || export_fm.is_some(),
+            "--weights needs --check, --validation or --export-fm {}",
             usage()
         );
         let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
         let weights =
             Weights::from_bytes(&bytes).with_context(|| format!("in {}", path.display()))?;
+        if let Some(target) = &export_fm {
+            let record = as_model(&weights)?;
+            std::fs::write(target, fm_model::to_bytes(&record))
+                .with_context(|| format!("writing {}", target.display()))?;
+            crate::outln!("wrote {} ({} stages)", target.display(), weights.stages())?;
+        }
         return measure(&weights, check.as_deref(), validation.as_deref());
     }
-    let nets = nets.with_context(|| format!("--nets is required {}", usage()))?;
     let out = out.with_context(|| format!("--out is required {}", usage()))?;
+    if let Some(model) = fm {
+        ensure!(nets.is_none(), "--fm replaces --nets {}", usage());
+        let record = fm_model::read(&model)?;
+        let weights = quantise_model(&record).with_context(|| format!("in {}", model.display()))?;
+        let bytes = weights.to_bytes();
+        std::fs::write(&out, &bytes).with_context(|| format!("writing {}", out.display()))?;
+        let id = Weights::file_id(&bytes).unwrap_or(0);
+        let term = match &weights.interaction {
+            Some(term) => format!(
+                "{}-wide interaction vectors, shift {}",
+                record.dim, term.shift
+            ),
+            None => "no interaction term (its scales or vectors are zero)".to_string(),
+        };
+        crate::outln!(
+            "wrote {} (weights {id:08x}): {} stages, {term}",
+            out.display(),
+            weights.stages()
+        )?;
+        return measure(&weights, check.as_deref(), validation.as_deref());
+    }
+    let nets = nets.with_context(|| format!("--nets or --fm is required {}", usage()))?;
     let record = pattern_nets::read(&nets)?;
     let weights = generate(&record).with_context(|| format!("in {}", nets.display()))?;
     let bytes = weights.to_bytes();
@@ -103,6 +151,30 @@ pub fn run(args: &[String]) -> Result<()> {
         record.hidden.1
     )?;
     measure(&weights, check.as_deref(), validation.as_deref())
+}
+
+/// `weights` (without an interaction term) as a model file: tables and biases in discs, every
+/// vector and scale zero.
+fn as_model(weights: &Weights) -> Result<fm_model::FmModelRecord> {
+    ensure!(
+        weights.interaction.is_none(),
+        "--export-fm writes weights without an interaction term"
+    );
+    let layout = layout();
+    let discs = |v: i16| f32::from(v) / UNITS_PER_DISC as f32;
+    Ok(fm_model::FmModelRecord {
+        pattern_set: layout.pattern_set_id,
+        entries: layout.total,
+        dim: INTERACTION_DIM,
+        bias: weights.bias.iter().map(|&b| discs(b)).collect(),
+        tables: weights
+            .tables
+            .iter()
+            .map(|table| table.iter().map(|&v| discs(v)).collect())
+            .collect(),
+        scales: vec![0.0; weights.stages()],
+        vectors: vec![0.0; layout.total * INTERACTION_DIM],
+    })
 }
 
 /// Prints the errors `--check` and `--validation` ask for.
@@ -151,12 +223,24 @@ fn mean_errors(weights: &Weights, samples: &samples::Samples) -> Result<(f64, f6
     for record in &samples.records {
         let stage = stage_of(u32::from(record.empties), weights.stages());
         let table = &weights.tables[stage];
-        let mut raw = i32::from(weights.bias[stage]);
-        for (lookup, &base) in record.lookups.iter().zip(&layout.copy_offsets) {
-            raw += i32::from(table[base + usize::from(*lookup)]);
+        let mut entries = [0u32; FEATURES];
+        for ((entry, lookup), &base) in entries
+            .iter_mut()
+            .zip(&record.lookups)
+            .zip(&layout.copy_offsets)
+        {
+            *entry = (base + usize::from(*lookup)) as u32;
         }
-        raw += i32::from(table[layout.mobility_offset + usize::from(record.lookups[54])]);
-        let error = (f64::from(raw) / f64::from(UNITS_PER_DISC) - f64::from(record.label)).abs();
+        entries[COPIES] = (layout.mobility_offset + usize::from(record.lookups[COPIES])) as u32;
+        let mut raw = i64::from(weights.bias[stage]);
+        raw += entries
+            .iter()
+            .map(|&e| i64::from(table[e as usize]))
+            .sum::<i64>();
+        if let Some(term) = &weights.interaction {
+            raw += term.value_of(stage, &entries);
+        }
+        let error = (raw as f64 / f64::from(UNITS_PER_DISC) - f64::from(record.label)).abs();
         let sum = &mut sums[usize::from(record.held_out)];
         sum.0 += error;
         sum.1 += 1;

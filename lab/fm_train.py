@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Issue 53, rung (b): fits pattern tables with a factorisation-machine term and writes them
+as a model file that `tsuru tables --fm` quantises into weights the engine reads.
+
+The model (src/formats/fm_model.rs): per stage (15, by empties) a bias and one table entry
+for each of a position's 55 look-ups (54 pattern copies, tied to their canonical entries, and
+the mobility table), plus a d-wide vector per table entry shared by all stages and a scale per
+stage; the term is scale * sum over pairs of look-ups of their vectors' dot products, computed
+as scale/2 * (|sum v|^2 - sum |v|^2). With --dim 0 it fits the tables alone (the control).
+
+    tsuru tables --weights src/eval/weights.tsw --export-fm gen4.fmm
+    python3 lab/fm_train.py s.smp --init gen4.fmm --dim 8 --time 120 --out fm.fmm
+    tsuru tables --fm fm.fmm --out fm.tsw --check s.smp
+
+--init starts the tables and biases from a model file (the shipped weights, say), so entries
+the samples never touch keep their values; without it they start at zero. The state kept is
+the epoch with the lowest held-out error. Needs numpy and torch; uses CUDA when there is a GPU.
+"""
+
+import argparse
+import struct
+import time
+
+import numpy as np
+import torch
+
+from fm_probe import table_offsets
+from pattern_nets import fnv1a, read_samples, stage_of
+
+MAGIC = b"TSURUFMM"
+
+
+def read_model(path):
+    """A model file's header fields and arrays (see src/formats/fm_model.rs)."""
+    data = open(path, "rb").read()
+    if data[:8] != MAGIC:
+        raise SystemExit(f"{path}: not a tsuru FM model file")
+    if fnv1a(data[:-4]) != struct.unpack("<I", data[-4:])[0]:
+        raise SystemExit(f"{path}: checksum mismatch (damaged file)")
+    version, pattern_set, stages, entries, dim = struct.unpack("<HIHIH", data[8:22])
+    if version != 1:
+        raise SystemExit(f"{path}: version {version}, this script reads 1")
+    floats = np.frombuffer(data[22:-4], dtype="<f4")
+    per_stage = floats[: stages * (entries + 1)].reshape(stages, entries + 1)
+    rest = floats[stages * (entries + 1) :]
+    return {
+        "pattern_set": pattern_set,
+        "dim": dim,
+        "bias": per_stage[:, 0].copy(),
+        "tables": per_stage[:, 1:].copy(),
+        "scales": rest[:stages].copy(),
+        "vectors": rest[stages:].reshape(entries, dim).copy(),
+    }
+
+
+def write_model(path, pattern_set, bias, tables, scales, vectors):
+    """Writes a model file (arrays in discs; vectors of shape (entries, dim))."""
+    stages, entries = tables.shape
+    dim = vectors.shape[1]
+    out = bytearray(MAGIC)
+    out += struct.pack("<HIHIH", 1, pattern_set, stages, entries, dim)
+    for t in range(stages):
+        out += np.asarray(bias[t : t + 1], dtype="<f4").tobytes()
+        out += np.asarray(tables[t], dtype="<f4").tobytes()
+    out += np.asarray(scales, dtype="<f4").tobytes()
+    out += np.asarray(vectors, dtype="<f4").tobytes()
+    out += struct.pack("<I", fnv1a(out))
+    with open(path, "wb") as f:
+        f.write(out)
+
+
+class Model(torch.nn.Module):
+    """Tables as embeddings with sparse gradients (a step touches only the rows its batch
+    reads), vectors shared by the stages, a scale per stage."""
+
+    def __init__(self, entries, stages, dim, init=None):
+        super().__init__()
+        self.entries, self.stages, self.dim = entries, stages, dim
+        self.linear = torch.nn.Embedding(entries * stages, 1, sparse=True)
+        self.bias = torch.nn.Parameter(torch.zeros(stages))
+        torch.nn.init.zeros_(self.linear.weight)
+        if init is not None:
+            with torch.no_grad():
+                self.linear.weight.copy_(torch.from_numpy(init["tables"].reshape(-1, 1)))
+                self.bias.copy_(torch.from_numpy(init["bias"]))
+        if dim:
+            self.vectors = torch.nn.Embedding(entries, dim, sparse=True)
+            torch.nn.init.normal_(self.vectors.weight, std=0.05)
+            self.scale = torch.nn.Parameter(torch.ones(stages))
+
+    def forward(self, lookups, stage):
+        value = self.linear(lookups + (stage * self.entries)[:, None]).sum((1, 2)) + self.bias[stage]
+        if self.dim:
+            rows = self.vectors(lookups)
+            total = rows.sum(1)
+            pairs = 0.5 * (total.pow(2).sum(1) - rows.pow(2).sum((1, 2)))
+            value = value + self.scale[stage] * pairs
+        return value
+
+    def optimisers(self, lr):
+        sparse = [p for n, p in self.named_parameters() if n.endswith("weight")]
+        dense = [p for n, p in self.named_parameters() if not n.endswith("weight")]
+        return [torch.optim.SparseAdam(sparse, lr=lr), torch.optim.Adam(dense, lr=lr)]
+
+    def arrays(self, dim_out):
+        """(bias, tables, scales, vectors) as NumPy arrays in discs, vectors dim_out wide."""
+        cpu = lambda t: t.detach().to("cpu", torch.float32).numpy()
+        tables = cpu(self.linear.weight).reshape(self.stages, self.entries)
+        if self.dim:
+            return cpu(self.bias), tables, cpu(self.scale), cpu(self.vectors.weight)
+        zeros = np.zeros((self.entries, dim_out), dtype=np.float32)
+        return cpu(self.bias), tables, np.zeros(self.stages, dtype=np.float32), zeros
+
+
+@torch.no_grad()
+def mae(model, data, batch):
+    model.eval()
+    lookups, stage, label = data
+    errors = 0.0
+    for start in range(0, len(label), batch * 4):
+        sl = slice(start, start + batch * 4)
+        errors += float((model(lookups[sl], stage[sl]) - label[sl]).abs().sum())
+    return errors / len(label)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("samples")
+    parser.add_argument("--out", required=True, help="the model file to write")
+    parser.add_argument("--init", help="a model file to start the tables and biases from")
+    parser.add_argument("--dim", type=int, default=8, help="vector width; 0 fits the tables alone")
+    parser.add_argument("--stages", type=int, default=15)
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--time", type=float, help="stop after the epoch that passes S seconds")
+    parser.add_argument("--batch", type=int, default=4096)
+    parser.add_argument("--lr", type=float, default=0.01)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--min-positions", type=int, default=10000,
+                        help="a stage with fewer training positions gets no interaction term")
+    parser.add_argument("--limit", type=int, help="read about N records, evenly spread (for a quick try)")
+    args = parser.parse_args()
+    torch.manual_seed(53)
+    torch.set_num_threads(args.threads)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+
+    header, records = read_samples(args.samples)
+    offsets, entries = table_offsets(header)
+    # A quick try reads every k-th record (the held-out records come last in the file).
+    step = max(1, len(records) // args.limit) if args.limit else 1
+    records = np.asarray(records[::step])
+    init = read_model(args.init) if args.init else None
+    if init is not None:
+        if init["pattern_set"] != header["pattern_set"] or init["tables"].shape != (args.stages, entries):
+            raise SystemExit("--init is for another pattern set or shape")
+    to = lambda a, dtype: torch.from_numpy(a.astype(dtype)).to(device)
+    lookups = to(records["lookups"].astype(np.int64) + offsets[None, :], np.int64)
+    stage = to(stage_of(records["empties"], args.stages), np.int64)
+    label = to(records["label"], np.float32)
+    held_out = to(records["flags"] & 1, bool)
+    train = (lookups[~held_out], stage[~held_out], label[~held_out])
+    held = (lookups[held_out], stage[held_out], label[held_out])
+    print(f"{len(train[2])} training and {len(held[2])} held-out positions; {entries} entries a stage; {device}", flush=True)
+
+    model = Model(entries, args.stages, args.dim, init).to(device)
+    print(f"start: held-out MAE {mae(model, held, args.batch):.3f}", flush=True)
+    optimisers = model.optimisers(args.lr)
+    n = len(train[2])
+    generator = torch.Generator(device=device).manual_seed(53)
+    started, best = time.time(), (float("inf"), None, 0)
+    out_of_time = lambda: args.time and time.time() - started > args.time
+    for epoch in range(args.epochs):
+        model.train()
+        order = torch.randperm(n, generator=generator, device=device)
+        total, seen = 0.0, 0
+        for step, start in enumerate(range(0, n, args.batch)):
+            index = order[start : start + args.batch]
+            loss = torch.nn.functional.mse_loss(model(train[0][index], train[1][index]), train[2][index])
+            for optimiser in optimisers:
+                optimiser.zero_grad()
+            loss.backward()
+            for optimiser in optimisers:
+                optimiser.step()
+            total, seen = total + float(loss.detach()) * len(index), seen + len(index)
+            # --time also ends an epoch part-way (the held-out error is measured there).
+            if step % 200 == 199 and out_of_time():
+                break
+        held_mae = mae(model, held, args.batch)
+        part = "" if seen == n else f" ({seen / n:.0%} of it)"
+        print(f"epoch {epoch + 1}{part}: train MSE {total / seen:.2f}  held-out MAE {held_mae:.3f}  ({time.time() - started:.0f} s)", flush=True)
+        if held_mae < best[0]:
+            best = (held_mae, model.arrays(args.dim or 8), epoch + 1)
+        if out_of_time():
+            break
+    held_mae, arrays, epoch = best
+    # A stage the samples do not reach (self-play's random openings give no positions before
+    # ply 8) keeps its initial scale and would add the shared vectors' untrained sum: its term
+    # is switched off instead.
+    counts = torch.bincount(train[1], minlength=args.stages).cpu().numpy()
+    scales = arrays[2].copy()
+    for t in np.flatnonzero(counts < args.min_positions):
+        print(f"stage {t}: {counts[t]} training positions, the term is off there", flush=True)
+        scales[t] = 0.0
+    arrays = (arrays[0], arrays[1], scales, arrays[3])
+    write_model(args.out, header["pattern_set"], *arrays)
+    print(f"wrote {args.out}: epoch {epoch}, held-out MAE {held_mae:.4f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
