@@ -394,7 +394,8 @@ fn last_flips_by_pext(p: u64, sq: usize) -> u32 {
         // SAFETY: the build enables BMI2 (checked by the cfg above), which is all that
         // `_pext_u64` requires.
         let own = unsafe { std::arch::x86_64::_pext_u64(p, masks[line]) };
-        count += LAST_FLIPS[positions[line] as usize][own as usize] as u32;
+        // A line has at most 8 squares: `own` fits a byte, and the cast spares a bounds check.
+        count += LAST_FLIPS[positions[line] as usize][own as u8 as usize] as u32;
     }
     count
 }

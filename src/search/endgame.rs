@@ -28,7 +28,9 @@
 //!   which take the empty squares as arguments instead of a list: 4 and 3 re-order them by
 //!   parity, 2 tries both squares, and the last empty square is scored by counting the
 //!   flips of its move without making it ([`bits::last_flips`]: on a full board a line's
-//!   flips depend only on the mover's discs, looked up per line).
+//!   flips depend only on the mover's discs, looked up per line). Each comes twice: for a
+//!   null window (`solve_4_nw` .. `solve_1_nw`, alpha only, which is how the view nodes
+//!   call them 99.9 % of the time) and for a wider one.
 //!
 //! The view nodes search the same nodes in about two thirds of the time, and their cheaper
 //! hash pays for the table from 9 empties (9 measured faster than 8 and 10 once the last

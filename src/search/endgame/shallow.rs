@@ -86,6 +86,15 @@ impl EndgameSolver {
     ) -> Discs {
         if n <= 4 {
             let sq = |i: usize| (list >> (8 * i)) as usize & 0xff;
+            if beta == alpha + Discs::ONE {
+                return match n {
+                    4 => self.solve_4_nw(view, alpha, [sq(0), sq(1), sq(2), sq(3)]),
+                    3 => self.solve_3_nw(view, alpha, [sq(0), sq(1), sq(2)]),
+                    2 => self.solve_2_nw(view, alpha, sq(0), sq(1)),
+                    1 => self.solve_1_nw(view, alpha, sq(0)),
+                    _ => final_diff(view, 0),
+                };
+            }
             return match n {
                 4 => self.solve_4(view, alpha, beta, [sq(0), sq(1), sq(2), sq(3)]),
                 3 => self.solve_3(view, alpha, beta, [sq(0), sq(1), sq(2)]),
