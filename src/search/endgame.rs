@@ -13,7 +13,8 @@
 //!   ([`BitView`]: the side to move's discs, the opponent's), hashed by [`BitView::hash`],
 //!   with no make/undo: fastest-first order (fewest
 //!   opponent replies, corners first among equals, a quadrant with an even number of empties
-//!   breaking ties), a table from `TT_MIN_EMPTIES` (9), an enhanced transposition cutoff from
+//!   breaking ties; each child's legal squares, computed for its key, are handed down to
+//!   it), a table from `TT_MIN_EMPTIES` (9), an enhanced transposition cutoff from
 //!   `ETC_MIN_EMPTIES` (10); a node expected to search all its moves (`Expect`) fetches
 //!   its children's table buckets into the cache at once. Up to `CACHE_MAX_EMPTIES` (10)
 //!   that table is the thread's own small one (`cache`: whole-position keys, 8 MiB), above

@@ -186,7 +186,13 @@ pub(crate) fn fastest_first(board: &Board, hint: Option<Square>) -> MoveBuffer {
 /// corner replies counted twice, 16 units each, plus the square's static rank.
 #[inline]
 pub(crate) fn reply_key(view: BitView, square: Square, flipped: u64) -> i32 {
-    let replies = view.play(square.index(), flipped).mobility();
+    replies_key(view.play(square.index(), flipped).mobility(), square)
+}
+
+/// [`reply_key`] from the opponent's legal squares after the move (`replies`), for a caller
+/// that keeps them (the solver's view nodes hand them to the child).
+#[inline]
+pub(crate) fn replies_key(replies: u64, square: Square) -> i32 {
     (replies.count_ones() + (replies & CORNERS).count_ones()) as i32 * 16
         + SQUARE_ORDER[square.index()] as i32
 }

@@ -236,24 +236,27 @@ impl EndgameSolver {
 
     /// Negamax value of the bitboard view with at most [`VIEW_MAX_EMPTIES`] empties: the
     /// same node as [`EndgameSolver::node`] without the board's make/undo, hashed by
-    /// [`BitView::hash`], expected to cut off if its window is null.
+    /// [`BitView::hash`], its null window `expect`ed to cut off or not: a node expected to
+    /// search all its moves has their table buckets fetched into the cache at once, beyond
+    /// the first [`ETC_PROBES`] that the transposition cutoff loads.
     #[inline]
-    pub(super) fn view_node(
+    pub(super) fn view_node_expecting(
         &mut self,
         view: BitView,
         alpha: Discs,
         beta: Discs,
+        expect: Expect,
         stop: &StopCheck,
     ) -> Discs {
-        self.view_node_expecting(view, alpha, beta, Expect::Cut, stop)
+        self.view_node_with(view, UNKNOWN_MOVES, alpha, beta, expect, stop)
     }
 
-    /// [`EndgameSolver::view_node`] with its null window `expect`ed to cut off or not: a node
-    /// expected to search all its moves has their table buckets fetched into the cache at
-    /// once, beyond the first [`ETC_PROBES`] that the transposition cutoff loads.
-    pub(super) fn view_node_expecting(
+    /// [`EndgameSolver::view_node_expecting`] given the side to move's legal squares
+    /// (`known_moves`, from the parent's move ordering), or [`UNKNOWN_MOVES`].
+    fn view_node_with(
         &mut self,
         view: BitView,
+        known_moves: u64,
         mut alpha: Discs,
         mut beta: Discs,
         expect: Expect,
@@ -292,13 +295,19 @@ impl EndgameSolver {
             }
         }
 
-        let moves = view.mobility();
+        let moves = if known_moves == UNKNOWN_MOVES {
+            view.mobility()
+        } else {
+            known_moves
+        };
         if moves == 0 {
-            if view.passed().mobility() == 0 {
+            let replies = view.passed().mobility();
+            if replies == 0 {
                 return final_diff(view, empties as i32);
             }
-            return -self.view_node_expecting(
+            return -self.view_node_with(
                 view.passed(),
+                replies,
                 -beta,
                 -alpha,
                 expect.child(alpha, beta),
@@ -312,6 +321,8 @@ impl EndgameSolver {
         let mut order = [0u64; VIEW_MAX_EMPTIES as usize];
         let mut squares = [0u8; VIEW_MAX_EMPTIES as usize];
         let mut flips = [0u64; VIEW_MAX_EMPTIES as usize];
+        // Each child's legal squares, computed for its key and handed down to it.
+        let mut replies = [UNKNOWN_MOVES; VIEW_MAX_EMPTIES as usize];
         let mut n = 0;
         let even = even_quadrants(view.empty());
         for square in bits::squares(moves) {
@@ -319,7 +330,9 @@ impl EndgameSolver {
             let key = if square.index() as u8 == hint {
                 0
             } else {
-                1 + ordering::reply_key(view, square, flipped) as u64
+                let child_moves = view.play(square.index(), flipped).mobility();
+                replies[n] = child_moves;
+                1 + ordering::replies_key(child_moves, square) as u64
                     + if even & square.bit() != 0 {
                         PARITY_KEY as u64
                     } else {
@@ -380,18 +393,20 @@ impl EndgameSolver {
         for (i, &word) in order[..n].iter().enumerate() {
             let (sq, flipped) = nth(word);
             let child = view.play(sq as usize, flipped);
+            let child_moves = replies[(word & 0xff) as usize];
             let value = if i == 0 {
-                -self.view_node_expecting(child, -beta, -alpha, child_expect, stop)
+                -self.view_node_with(child, child_moves, -beta, -alpha, child_expect, stop)
             } else {
-                let probe = -self.view_node_expecting(
+                let probe = -self.view_node_with(
                     child,
+                    child_moves,
                     -alpha - Discs::ONE,
                     -alpha,
                     child_expect,
                     stop,
                 );
                 if probe > alpha && probe < beta {
-                    -self.view_node(child, -beta, -probe, stop)
+                    -self.view_node_with(child, child_moves, -beta, -probe, Expect::Cut, stop)
                 } else {
                     probe
                 }
@@ -426,6 +441,9 @@ impl EndgameSolver {
         best
     }
 }
+
+/// A view node's legal squares not yet computed: no position has every square legal.
+const UNKNOWN_MOVES: u64 = u64::MAX;
 
 /// Applies a table entry's bounds to the window: `Some(value)` when they settle the node
 /// (a lower bound at or above beta, an upper bound at or below alpha, or the two equal),
