@@ -253,9 +253,9 @@ impl EndgameSolver {
 
     /// [`EndgameSolver::view_node_expecting`] given the side to move's legal squares
     /// (`known_moves`, from the parent's move ordering), or [`UNKNOWN_MOVES`]. Always
-    /// inlined, so that a position for the leaf search goes there without entering
-    /// [`EndgameSolver::view_node_search`], whose large frame costs a few dozen instructions to
-    /// set up (nearly two thirds of the calls on FFO #22-#27 are leaves).
+    /// inlined, so that a position for the leaf search goes there without setting up the
+    /// large frame of [`EndgameSolver::view_node_search`] (six saved registers and the move
+    /// arrays): 0.96 M of the 2.44 M calls on FFO #22-#27 are leaves.
     #[inline(always)]
     fn view_node_with(
         &mut self,
