@@ -22,8 +22,9 @@
 //!
 //! Weights may also hold an *interaction term* ([`Interaction`], a factorisation machine):
 //! every flat entry carries an [`INTERACTION_DIM`]-wide vector v (shared by all stages), and a
-//! position whose look-ups are the entries 1..n gains `s * sum over pairs i < j of <v_i, v_j>`,
-//! with a scale s per stage. [`PatternEval`] evaluates it in the folded form: since
+//! position whose look-ups are the entries 1..n gains `s * 2 * sum over pairs i < j of <v_i,
+//! v_j>`, with a scale s per stage (the exact form is [`Interaction`]'s). [`PatternEval`]
+//! evaluates it in the folded form: since
 //! `2 * sum_{i<j} <v_i, v_j> = |sum_i v_i|^2 - sum_i |v_i|^2`, the second sum belongs to each
 //! entry alone and is subtracted from the entry's table value when the weights are prepared,
 //! so an evaluation adds one d-wide sum of rows at the look-ups it already makes and one
