@@ -27,49 +27,8 @@ import time
 import numpy as np
 import torch
 
+from fm_train import Model, mae, table_offsets
 from pattern_nets import read_samples, stage_of
-
-
-def table_offsets(header):
-    """Per look-up, the offset of its table in one flat list of all tables (one stage)."""
-    shapes, copies = header["shapes"], header["copies"]
-    shape_offset = np.cumsum([0] + [3**n for n in shapes])
-    offsets = [int(shape_offset[s]) for s in copies]
-    mobility_offset = int(shape_offset[-1])
-    offsets.append(mobility_offset)
-    total = mobility_offset + header["mobility"] ** 2
-    return np.array(offsets, dtype=np.int64), total
-
-
-class Model(torch.nn.Module):
-    """The tables are embeddings with sparse gradients: a step touches only the rows its
-    batch reads (SparseAdam), as a table fit should."""
-
-    def __init__(self, entries, stages, dim):
-        super().__init__()
-        self.entries, self.stages, self.dim = entries, stages, dim
-        self.linear = torch.nn.Embedding(entries * stages, 1, sparse=True)
-        torch.nn.init.zeros_(self.linear.weight)
-        self.bias = torch.nn.Parameter(torch.zeros(stages))
-        if dim:
-            self.vectors = torch.nn.Embedding(entries, dim, sparse=True)
-            torch.nn.init.normal_(self.vectors.weight, std=0.05)
-            self.scale = torch.nn.Parameter(torch.ones(stages))
-
-    def forward(self, lookups, stage):
-        # lookups: (B, 55) flat entry numbers of one stage's tables; stage: (B,)
-        value = self.linear(lookups + (stage * self.entries)[:, None]).sum((1, 2)) + self.bias[stage]
-        if self.dim:
-            rows = self.vectors(lookups)  # (B, 55, d)
-            total = rows.sum(1)  # (B, d): the one d-wide sum an engine would make
-            pairs = 0.5 * (total.pow(2).sum(1) - rows.pow(2).sum((1, 2)))
-            value = value + self.scale[stage] * pairs
-        return value
-
-    def optimisers(self, lr):
-        sparse = [p for n, p in self.named_parameters() if n.endswith("weight")]
-        dense = [p for n, p in self.named_parameters() if not n.endswith("weight")]
-        return [torch.optim.SparseAdam(sparse, lr=lr), torch.optim.Adam(dense, lr=lr)]
 
 
 def fit(name, model, train, held, epochs, batch, lr, log):
@@ -95,17 +54,6 @@ def fit(name, model, train, held, epochs, batch, lr, log):
         train_mae, held_mae = mae(model, train, batch), mae(model, held, batch)
         log(f"{name}: epoch {epoch + 1}  train MSE {total / n:.2f}  train MAE {train_mae:.3f}  held-out MAE {held_mae:.3f}  ({time.time() - started:.0f} s)")
     return mae(model, held, batch)
-
-
-@torch.no_grad()
-def mae(model, data, batch):
-    model.eval()
-    lookups, stage, label = data
-    errors = 0.0
-    for start in range(0, len(label), batch * 4):
-        sl = slice(start, start + batch * 4)
-        errors += float((model(lookups[sl], stage[sl]) - label[sl]).abs().sum())
-    return errors / len(label)
 
 
 @torch.no_grad()

@@ -24,7 +24,6 @@ import time
 import numpy as np
 import torch
 
-from fm_probe import table_offsets
 from pattern_nets import fnv1a, read_samples, stage_of
 
 MAGIC = b"TSURUFMM"
@@ -67,6 +66,17 @@ def write_model(path, pattern_set, bias, tables, scales, vectors):
     out += struct.pack("<I", fnv1a(out))
     with open(path, "wb") as f:
         f.write(out)
+
+
+def table_offsets(header):
+    """Per look-up, the offset of its table in one flat list of all tables (one stage)."""
+    shapes, copies = header["shapes"], header["copies"]
+    shape_offset = np.cumsum([0] + [3**n for n in shapes])
+    offsets = [int(shape_offset[s]) for s in copies]
+    mobility_offset = int(shape_offset[-1])
+    offsets.append(mobility_offset)
+    total = mobility_offset + header["mobility"] ** 2
+    return np.array(offsets, dtype=np.int64), total
 
 
 class Model(torch.nn.Module):
