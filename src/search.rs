@@ -39,6 +39,7 @@
 mod alphabeta;
 mod buckets;
 pub mod endgame;
+pub mod eval_cache;
 pub mod ordering;
 mod parallel;
 mod split;
@@ -58,6 +59,7 @@ pub use crate::config::Level;
 use crate::eval::{EvalBundle, Evaluation};
 use crate::score::Score;
 use endgame::{EndgameSolver, SolveMode};
+use eval_cache::EvalCache;
 pub use time::{LiveBudget, TimeBudget};
 use tt::TranspositionTable;
 
@@ -192,6 +194,8 @@ pub struct Search {
     counts: Arc<NodeCounts>,
     /// The evaluation and its statistics; the solver holds a handle to the same bundle.
     bundle: EvalBundle,
+    /// This thread's cache of leaf values ([`eval_cache`]); each helper has its own.
+    eval_cache: EvalCache,
     use_table: bool,
     selectivity: Option<f32>,
     // Per-search state.
@@ -218,6 +222,7 @@ impl Search {
             threads: 1,
             counts: Arc::new(NodeCounts::new(1)),
             bundle: EvalBundle::shipped(),
+            eval_cache: EvalCache::new(eval_cache::DEFAULT_BITS),
             use_table: true,
             selectivity: Some(crate::eval::probcut::DEFAULT_CONFIDENCE),
             core: ThreadContext::new(POLL_INTERVAL),
@@ -277,6 +282,13 @@ impl Search {
     pub fn set_evaluation(&mut self, bundle: EvalBundle) {
         self.solver.set_evaluation(bundle.clone());
         self.bundle = bundle;
+        self.eval_cache.clear();
+    }
+
+    /// Gives each search thread an evaluation cache of `2^bits` entries ([`eval_cache`]), or
+    /// none with `bits == 0` (for measurements: the search's results are the same either way).
+    pub fn set_eval_cache(&mut self, bits: u32) {
+        self.eval_cache = EvalCache::new(bits);
     }
 
     /// The static evaluation of a position (for tools and tests).
@@ -505,6 +517,7 @@ impl Search {
             tt: Arc::clone(&self.tt),
             solver: self.solver.helper(),
             bundle: self.bundle.clone(),
+            eval_cache: EvalCache::new(self.eval_cache.bits()),
             use_table: self.use_table,
             selectivity: self.selectivity,
             threads: 1,

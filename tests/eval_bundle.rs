@@ -341,13 +341,10 @@ fn weights_round_trip_through_an_fm_model_file() {
     assert_eq!(std::fs::read(&back).unwrap(), SHIPPED_WEIGHTS);
 }
 
-/// Weights with an interaction term load from a file under their own identity, value every
-/// position as their definition does (within the folding's stated rounding), and the engine
-/// plays with them over GTP.
-#[test]
-fn weights_with_an_interaction_term_load_and_play() {
-    use tsuru::eval::pattern::{Interaction, INTERACTION_DIM};
-    let dir = dir("fm_play");
+/// The shipped weights with a random interaction term, written to `dir`/fm.tsw: the path and
+/// the file's bytes.
+fn interaction_weights_file(dir: &std::path::Path) -> (PathBuf, Vec<u8>) {
+    use tsuru::eval::pattern::Interaction;
     let mut weights = Weights::from_bytes(SHIPPED_WEIGHTS).unwrap();
     let total = weights.tables[0].len();
     let mut rng = Rng::new(71);
@@ -364,6 +361,61 @@ fn weights_with_an_interaction_term_load_and_play() {
     let bytes = weights.to_bytes();
     let path = dir.join("fm.tsw");
     std::fs::write(&path, &bytes).unwrap();
+    (path, bytes)
+}
+
+/// The evaluation cache never changes what the search returns: depth-7 searches of
+/// midgame positions (the next search finds the values of the one before in the cache)
+/// give the same nodes, scores and lines with no cache, a cache of 8 entries (every store
+/// replaces another) and the default one, with the shipped weights and with an
+/// interaction term.
+#[test]
+fn the_evaluation_cache_never_changes_a_search() {
+    let dir = dir("eval_cache");
+    let (path, _) = interaction_weights_file(&dir);
+    let with_term = EvalBundle::from_file(path.to_str().unwrap()).unwrap();
+    let boards: Vec<Board> = [36, 30, 24]
+        .iter()
+        .flat_map(|&empties| positions(empties as u64, empties, 4))
+        .collect();
+    let limits = SearchLimits {
+        depth: Some(7),
+        exact_empties: 0,
+        wld_empties: 0,
+        ..SearchLimits::default()
+    };
+    let stop = AtomicBool::new(false);
+    for bundle in [EvalBundle::shipped(), with_term] {
+        let runs: Vec<Vec<(u64, String)>> = [0, 3, tsuru::search::eval_cache::DEFAULT_BITS]
+            .iter()
+            .map(|&bits| {
+                let mut search = Search::new(8);
+                search.set_evaluation(bundle.clone());
+                search.set_eval_cache(bits);
+                boards
+                    .iter()
+                    .map(|board| {
+                        search.clear();
+                        let result = search.iterate(board, &limits, &stop, &mut |_| {});
+                        (result.nodes, format!("{:?} {:?}", result.score, result.pv))
+                    })
+                    .collect()
+            })
+            .collect();
+        assert!(runs[0].iter().all(|(nodes, _)| *nodes > 1000));
+        assert_eq!(runs[1], runs[0], "a cache of 8 entries");
+        assert_eq!(runs[2], runs[0], "the default cache");
+    }
+}
+
+/// Weights with an interaction term load from a file under their own identity, value every
+/// position as their definition does (within the folding's stated rounding), and the engine
+/// plays with them over GTP.
+#[test]
+fn weights_with_an_interaction_term_load_and_play() {
+    use tsuru::eval::pattern::{Interaction, INTERACTION_DIM};
+    let dir = dir("fm_play");
+    let (path, bytes) = interaction_weights_file(&dir);
     let loaded = Weights::from_bytes(&bytes).unwrap();
     let bundle = EvalBundle::from_file(path.to_str().unwrap()).unwrap();
     assert_eq!(

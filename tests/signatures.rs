@@ -37,6 +37,19 @@ fn bench_signature_is_the_pinned_one() {
     assert_eq!(number_after(&["bench"], "signature"), pinned("bench"));
 }
 
+/// The evaluation cache only saves evaluations: without one, or with one of 16 entries, the
+/// bench searches the same nodes.
+#[test]
+fn bench_signature_is_the_same_without_the_evaluation_cache() {
+    for bits in ["0", "4"] {
+        assert_eq!(
+            number_after(&["bench", "--eval-cache", bits], "signature"),
+            pinned("bench"),
+            "--eval-cache {bits}"
+        );
+    }
+}
+
 #[test]
 fn ffo_1_to_19_take_the_pinned_node_count() {
     // One thread (the default, given explicitly): only one thread repeats node counts.

@@ -65,6 +65,11 @@ pub const SPEC: ToolSpec = ToolSpec {
         ),
         ToolOption::shared(THREADS, "1; more threads vary the signature"),
         ToolOption::shared(EVAL_FILE, ""),
+        ToolOption::new(
+            "--eval-cache",
+            "BITS",
+            "each thread's evaluation cache holds 2^BITS leaf values, 0 for none (default 14)",
+        ),
     ],
     notes: "",
 };
@@ -74,6 +79,7 @@ pub fn run(args: &[String]) -> Result<()> {
     // One thread by default: the signature is then the same on every run.
     let mut options = SearchOptions::new(1, DEFAULT_HASH_MB);
     let mut offset: i32 = 0;
+    let mut cache_bits = crate::search::eval_cache::DEFAULT_BITS;
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
         match arg {
@@ -86,11 +92,20 @@ pub fn run(args: &[String]) -> Result<()> {
                     .parse()
                     .context("--depth-offset needs a number")?
             }
+            Arg::Flag(flag @ "--eval-cache") => {
+                cache_bits = args
+                    .value(flag)?
+                    .parse()
+                    .ok()
+                    .filter(|&bits: &u32| bits <= 26)
+                    .context("--eval-cache needs a number from 0 to 26")?
+            }
             other => return Err(args.unexpected(other)),
         }
     }
     let mut search = Search::new(options.hash_mb);
     search.set_threads(options.threads);
+    search.set_eval_cache(cache_bits);
     if options.eval_file.is_some() {
         search.set_evaluation(options.eval()?);
     }
