@@ -144,7 +144,9 @@ fn run(args: &[String]) -> Result<()> {
         return Ok(());
     }
     if config.version {
-        outln!("{}", crate::identity::version_line())?;
+        // The weights named are those the engine would evaluate with (`--eval-file`'s).
+        let eval = crate::session::build_eval(&config.eval)?;
+        outln!("{}", crate::identity::version_line_with(eval.weights_id()))?;
         return Ok(());
     }
     // Every file the settings name is read here, once: a bad one ends the engine before it

@@ -24,13 +24,14 @@ use anyhow::{bail, Result};
 use crate::board::{Board, Color, Move, Square};
 use crate::book::learn::{Learned, SearchValuer};
 use crate::book::{Book, BookChoice};
+use crate::eval::pattern::WeightsId;
 use crate::formats::ggf::{GgfGame, GgfMove};
 use crate::rng::Rng;
 use crate::score::Discs;
 use crate::score::Score;
 use crate::search::time::{saturating_seconds, Clock};
 use crate::search::{Level, Search, SearchInfo, SearchLimits, SearchResult, TimeBudget};
-pub use loaded::Loaded;
+pub use loaded::{build_eval, Loaded};
 use ponder::{Phase, Plan, PonderShared};
 use worker::Worker;
 
@@ -89,6 +90,8 @@ pub struct Session {
     ponder_enabled: bool,
     /// The pondering that follows the last decision, if any ([`ponder`]).
     ponder: Option<Arc<PonderShared>>,
+    /// The identity of the weights the search evaluates with ([`Session::weights_id`]).
+    weights: Option<WeightsId>,
 }
 
 impl Session {
@@ -104,6 +107,7 @@ impl Session {
         let mut search = Search::new(config.hash_mb);
         search.set_selectivity(config.selectivity);
         search.set_threads(config.threads);
+        let weights = eval.weights_id();
         search.set_evaluation(eval);
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -121,7 +125,14 @@ impl Session {
             rng: Rng::new(seed),
             ponder_enabled: config.ponder,
             ponder: None,
+            weights,
         }
+    }
+
+    /// The identity of the weights the session evaluates with (those of `--eval-file`, or
+    /// the compiled-in ones); `None` for the evaluation v1.
+    pub fn weights_id(&self) -> Option<WeightsId> {
+        self.weights
     }
 
     /// The moves the book knows in the current position, draws valued by the contempt

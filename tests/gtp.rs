@@ -314,6 +314,26 @@ fn command_line_help_version_and_errors() {
     // GTP's `version` says the same after the name.
     let mut engine = Engine::start(&["--gtp"]);
     assert_eq!(format!("tsuru {}\n", ok(&mut engine, "version")), version);
+    // With other weights both name those: the weights the engine evaluates with.
+    let mut other =
+        tsuru::eval::pattern::Weights::from_bytes(tsuru::eval::SHIPPED_WEIGHTS).unwrap();
+    other.bias[0] += 1;
+    let bytes = other.to_bytes();
+    let other_id = tsuru::eval::pattern::Weights::file_id(&bytes).unwrap();
+    let path = std::env::temp_dir().join(format!("tsuru-version-{}.tsw", std::process::id()));
+    std::fs::write(&path, &bytes).unwrap();
+    let path = path.to_str().unwrap();
+    let with_other = String::from_utf8(run(&["--version", "--eval-file", path]).stdout).unwrap();
+    assert_eq!(
+        with_other,
+        version.replace(&shipped.to_string(), &format!("{other_id:08x}"))
+    );
+    let mut engine = Engine::start(&["--gtp", "--eval-file", path]);
+    assert_eq!(
+        format!("tsuru {}\n", ok(&mut engine, "version")),
+        with_other
+    );
+    std::fs::remove_file(path).unwrap();
     for bad in [&["--frobnicate"][..], &["--level", "0"], &["--hash"]] {
         let out = run(bad);
         assert_eq!(out.status.code(), Some(2), "{bad:?}");

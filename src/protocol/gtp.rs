@@ -68,7 +68,7 @@ pub const COMMANDS: &[Command] = &[
         name: "version",
         args: "",
         help: "the engine's version",
-        run: Action::Reply(|_, _| Ok(crate::identity::version())),
+        run: Action::Reply(|gtp, _| Ok(crate::identity::version_with(gtp.session.weights_id()))),
     },
     Command {
         name: "known_command",

@@ -32,10 +32,7 @@ impl Loaded {
     /// are errors naming their option; the per-user book's troubles are logged instead
     /// ([`crate::book::user::for_session`]), as the engine plays on without it.
     pub fn load(config: Config) -> Result<Loaded> {
-        let eval = config.eval.build().with_context(|| match &config.eval {
-            crate::config::EvalChoice::File(_) => "option --eval-file",
-            _ => "option --eval",
-        })?;
+        let eval = build_eval(&config.eval)?;
         let (book, book_path) = match &config.book {
             BookSetting::Off => (None, None),
             BookSetting::Shipped => crate::book::user::for_session(),
@@ -51,6 +48,14 @@ impl Loaded {
             book_path,
         })
     }
+}
+
+/// The evaluation `choice` names, built; an error names the option that chose it.
+pub fn build_eval(choice: &crate::config::EvalChoice) -> Result<EvalBundle> {
+    choice.build().with_context(|| match choice {
+        crate::config::EvalChoice::File(_) => "option --eval-file",
+        _ => "option --eval",
+    })
 }
 
 /// The book of `--book FILE`: the file's, or an empty book when it does not exist yet (the
