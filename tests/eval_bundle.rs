@@ -92,6 +92,16 @@ fn positions(seed: u64, empties: u32, count: usize) -> Vec<Board> {
     out
 }
 
+/// A midgame search to `depth` plies (no solver).
+fn midgame_limits(depth: u32) -> SearchLimits {
+    SearchLimits {
+        depth: Some(depth),
+        exact_empties: 0,
+        wld_empties: 0,
+        ..SearchLimits::default()
+    }
+}
+
 /// Total nodes of depth-8 midgame searches of `boards` (no solver) with `bundle`.
 fn midgame_nodes(bundle: &EvalBundle, boards: &[Board], selective: bool) -> u64 {
     let mut search = Search::new(8);
@@ -99,12 +109,7 @@ fn midgame_nodes(bundle: &EvalBundle, boards: &[Board], selective: bool) -> u64 
     if !selective {
         search.set_selectivity(None);
     }
-    let limits = SearchLimits {
-        depth: Some(8),
-        exact_empties: 0,
-        wld_empties: 0,
-        ..SearchLimits::default()
-    };
+    let limits = midgame_limits(8);
     let stop = AtomicBool::new(false);
     boards
         .iter()
@@ -378,12 +383,7 @@ fn the_evaluation_cache_never_changes_a_search() {
         .iter()
         .flat_map(|&empties| positions(empties as u64, empties, 4))
         .collect();
-    let limits = SearchLimits {
-        depth: Some(7),
-        exact_empties: 0,
-        wld_empties: 0,
-        ..SearchLimits::default()
-    };
+    let limits = midgame_limits(7);
     let stop = AtomicBool::new(false);
     for bundle in [EvalBundle::shipped(), with_term] {
         let runs: Vec<Vec<(u64, String)>> = [0, 3, tsuru::search::eval_cache::DEFAULT_BITS]
