@@ -117,21 +117,32 @@ pub fn layout() -> &'static Layout {
         for (shape_index, shape) in SHAPES.iter().enumerate() {
             let len = shape.squares.len();
             let perms = self_symmetries(shape);
+            // The place value each position's digit takes in each symmetry's image.
+            let weights: Vec<Vec<usize>> = perms
+                .iter()
+                .map(|perm| perm.iter().map(|&to| pow3(to)).collect())
+                .collect();
+            // Per position, 3^i: an index is the sum of digit * 3^i (no allocation per index:
+            // this runs for every entry at every start).
+            let place: Vec<usize> = (0..len).map(pow3).collect();
             for index in 0..pow3(len) {
-                let digits: Vec<usize> = (0..len).map(|i| index / pow3(i) % 3).collect();
-                let value = |digits: &dyn Fn(usize) -> usize| -> usize {
-                    (0..len).map(|i| digits(i) * pow3(i)).sum()
-                };
                 let mut best = index;
-                for perm in &perms {
+                for weight in &weights {
                     // The image has at position perm[i] the digit that was at i.
-                    let mut image = vec![0; len];
-                    for i in 0..len {
-                        image[perm[i]] = digits[i];
+                    let mut rest = index;
+                    let mut image = 0;
+                    for &w in weight {
+                        image += rest % 3 * w;
+                        rest /= 3;
                     }
-                    best = best.min(value(&|i| image[i]));
+                    best = best.min(image);
                 }
-                let swap = value(&|i| [0, 2, 1][digits[i]]);
+                let mut swap = 0;
+                let mut rest = index;
+                for &p in &place {
+                    swap += [0, 2, 1][rest % 3] * p;
+                    rest /= 3;
+                }
                 canonical[offsets[shape_index] + index] = (offsets[shape_index] + best) as u32;
                 swapped[offsets[shape_index] + index] = (offsets[shape_index] + swap) as u32;
             }
