@@ -362,7 +362,8 @@ mod tests {
         // the shared search options that solve, decided and datagen gained.
         assert_eq!(
             bench::SPEC.usage(),
-            "bench [--hash MB] [--depth-offset N] [--threads N] [--eval-file WEIGHTS]"
+            "bench [--hash MB] [--depth-offset N] [--threads N] [--eval-file WEIGHTS] \
+             [--eval-cache BITS]"
         );
         assert_eq!(
             solve::SPEC.usage(),

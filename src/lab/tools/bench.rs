@@ -1,5 +1,6 @@
-//! `tsuru bench [--hash MB] [--depth-offset N] [--threads N] [--eval-file W]`: a fixed set
-//! of positions searched to fixed depths from a cleared table.
+//! `tsuru bench [--hash MB] [--depth-offset N] [--threads N] [--eval-file W] [--eval-cache
+//! BITS]`: a fixed set of positions searched to fixed depths from a cleared table (the
+//! evaluation cache is not cleared: it never changes a value).
 //!
 //! Prints nodes, time and nodes/s per position and in total, then `signature <nodes>`. On one
 //! thread (the default) the search is deterministic, so the signature is the same on every
