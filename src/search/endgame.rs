@@ -17,7 +17,8 @@
 //!   it), a table from `TT_MIN_EMPTIES` (9), an enhanced transposition cutoff from
 //!   `ETC_MIN_EMPTIES` (10); a node expected to search all its moves (`Expect`) fetches
 //!   its children's table buckets into the cache at once. Up to `CACHE_MAX_EMPTIES` (10)
-//!   that table is the thread's own small one (`cache`: whole-position keys, 8 MiB), above
+//!   that table is the thread's own small one (`cache`: one 64-bit word an entry, 256 KiB,
+//!   in the core's L2), above
 //!   it the shared one (`bound_table`: a lower and an upper bound for each position, seven
 //!   positions to a cache line): the small nodes' entries no longer crowd out the big ones
 //!   (FFO #55, 29 empties, took 37 % fewer nodes; docs/results.md). Both kinds of node cut on the

@@ -302,7 +302,7 @@ impl EndgameSolver {
         let mut hint = NO_SQUARE;
         if let Some(hash) = hash {
             let known = if cached {
-                self.cache.probe(hash, view)
+                self.cache.probe(hash)
             } else {
                 self.tt.probe(hash)
             };
@@ -382,8 +382,7 @@ impl EndgameSolver {
             // The children's entries are in this thread's cache: cheap enough to ask them all.
             for &word in order[..n].iter() {
                 let (sq, flipped) = nth(word);
-                let child = view.play(sq as usize, flipped);
-                let entry = self.cache.probe(child.hash(), child);
+                let entry = self.cache.probe(view.play(sq as usize, flipped).hash());
                 if let Some(value) = entry.and_then(|entry| refutes(entry, EXACT_TAG, beta)) {
                     return value;
                 }
@@ -446,7 +445,7 @@ impl EndgameSolver {
         }
         if let Some(hash) = hash.filter(|_| cached) {
             self.cache
-                .store(hash, view, best, (original_alpha, beta), best_square);
+                .store(hash, best, (original_alpha, beta), best_square);
         } else if let Some(hash) = hash {
             self.store(
                 hash,
