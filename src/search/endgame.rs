@@ -14,15 +14,18 @@
 //!   with no make/undo: fastest-first order (fewest
 //!   opponent replies, corners first among equals, a quadrant with an even number of empties
 //!   breaking ties; each child's legal squares, computed for its key, are handed down to
-//!   it), a table from `TT_MIN_EMPTIES` (9), an enhanced transposition cutoff from
+//!   it), a table from `TT_MIN_EMPTIES` (6: every view node), an enhanced transposition cutoff from
 //!   `ETC_MIN_EMPTIES` (10); a node expected to search all its moves (`Expect`) fetches
-//!   its children's table buckets into the cache at once. Up to `CACHE_MAX_EMPTIES` (10)
-//!   that table is the thread's own small one (`cache`: whole-position keys, 8 MiB), above
+//!   its children's table buckets into the cache at once. Up to `CACHE_MAX_EMPTIES` (11)
+//!   that table is the thread's own small one (`cache`: one 64-bit word an entry, 256 KiB,
+//!   in the core's L2), above
 //!   it the shared one (`bound_table`: a lower and an upper bound for each position, seven
 //!   positions to a cache line): the small nodes' entries no longer crowd out the big ones
 //!   (FFO #55, 29 empties, took 37 % fewer nodes; docs/results.md). Both kinds of node cut on the
 //!   opponent's stable discs
-//!   ([`bits::stable`]) when that bound can reach alpha.
+//!   ([`bits::stable`]) when that bound can reach alpha; the leaf search's null windows of 5
+//!   and 4 empties too, where it can reach alpha by a wider margin
+//!   (`LEAF_STABILITY_SLACK`).
 //! * **Leaf nodes** keep a short list of the empty squares, ordered by parity: squares in
 //!   quadrants with an odd number of empties first (the last move of a region is worth
 //!   having). The last four empties have searches of their own (`solve_4` .. `solve_1`),
@@ -123,12 +126,24 @@ const NO_MOVE: Discs = Discs::new(-65);
 /// (docs/results.md).
 const STABILITY_SLACK: i32 = 8;
 
-/// Nodes with at least this many empties use the transposition table.
-const TT_MIN_EMPTIES: u32 = 9;
+/// [`STABILITY_SLACK`] of the leaf search's null-window nodes of 5 and 4 empties, which try
+/// the stability cutoff too: there a node's whole subtree costs about what the bound does,
+/// so the bound pays only where it cuts often. On FFO #22-#27 (callgrind) a slack of 8 took
+/// 0.2 % more instructions than no cutoff at 4 empties, 16 0.26 % fewer, 24 0.09 % fewer;
+/// at 16 both counts together took 0.57 % fewer instructions and 4.6 % fewer nodes
+/// (docs/results.md).
+const LEAF_STABILITY_SLACK: i32 = 16;
+
+/// Nodes with at least this many empties use a table: every view node, now that the small
+/// nodes' table is the thread's cache in L2, whose probe costs little. Measured against 9
+/// (FFO #20-#39, 5 pairs each step, docs/results.md): 8 took 0.980 of the time and 4.9 %
+/// fewer nodes, 7 0.975 of 8's, 6 0.986 of 7's.
+const TT_MIN_EMPTIES: u32 = 6;
 
 /// View nodes of [`TT_MIN_EMPTIES`] to this many empties keep their results in the thread's
-/// own small table (`cache`), those of more in the shared one.
-const CACHE_MAX_EMPTIES: u32 = 10;
+/// own small table (`cache`), those of more in the shared one. 11 against 10: 0.98 of the
+/// time on FFO #20-#39 (with the table from 6, 8 or 7 empties alike); 12 no faster than 11.
+const CACHE_MAX_EMPTIES: u32 = 11;
 
 /// Nodes with at least this many empties try an enhanced transposition cutoff.
 const ETC_MIN_EMPTIES: u32 = 10;
@@ -462,11 +477,18 @@ fn even_quadrants(empty: u64) -> u64 {
 /// the computation where it hardly ever cuts.
 #[inline]
 fn stability_bound(view: BitView, alpha: Discs) -> Option<Discs> {
+    stability_bound_with(view, alpha, STABILITY_SLACK)
+}
+
+/// [`stability_bound`] computed only when the bound could reach `alpha` with at least
+/// `slack` / 2 of the opponent's discs unstable.
+#[inline]
+fn stability_bound_with(view: BitView, alpha: Discs, slack: i32) -> Option<Discs> {
     let BitView {
         player: p,
         opponent: o,
     } = view;
-    if 64 - 2 * (o.count_ones() as i32) + STABILITY_SLACK > alpha.get() {
+    if 64 - 2 * (o.count_ones() as i32) + slack > alpha.get() {
         return None;
     }
     Some(Discs::new(

@@ -193,9 +193,15 @@ impl EndgameSolver {
 /// ([`EndgameSolver::solve_1_nw`]).
 impl EndgameSolver {
     /// [`EndgameSolver::solve_4`] with the window `(alpha, alpha + 1)`: the same nodes in the
-    /// same order.
+    /// same order, after a stability cutoff ([`LEAF_STABILITY_SLACK`]) that the general one
+    /// does not try.
     pub(super) fn solve_4_nw(&mut self, view: BitView, alpha: Discs, squares: [usize; 4]) -> Discs {
         self.core.nodes += 1;
+        if let Some(upper) = stability_bound_with(view, alpha, LEAF_STABILITY_SLACK) {
+            if upper <= alpha {
+                return upper;
+            }
+        }
         let squares = parity_order_4(squares);
         let best = self.moves_4_nw(view, alpha, squares);
         if best > NO_MOVE {

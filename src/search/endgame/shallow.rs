@@ -74,7 +74,8 @@ impl EndgameSolver {
     }
 
     /// Negamax on the bitboard view with the `n` empty squares packed in `list`, one a byte,
-    /// in search order from the low byte. Four or fewer go to the dedicated searches.
+    /// in search order from the low byte. Four or fewer go to the dedicated searches; under a
+    /// null window a node tries the stability cutoff first ([`LEAF_STABILITY_SLACK`]).
     fn leaf(
         &mut self,
         view: BitView,
@@ -104,6 +105,13 @@ impl EndgameSolver {
             };
         }
         self.core.nodes += 1;
+        if beta == alpha + Discs::ONE {
+            if let Some(upper) = stability_bound_with(view, alpha, LEAF_STABILITY_SLACK) {
+                if upper <= alpha {
+                    return upper;
+                }
+            }
+        }
         let mut best = NO_MOVE;
         let mut rest = list;
         for i in 0..n {
@@ -184,6 +192,35 @@ mod tests {
                 kinds.assert_at_least(20, 5, &format!("{empties} empties"));
             }
         }
+    }
+
+    /// The stability cutoffs of 5 and 4 empties: null windows at every alpha against
+    /// minimax, on random positions where the opponent has many discs (so that the cutoff is
+    /// tried); the cutoff must cut in some of them.
+    #[test]
+    fn leaf_null_windows_with_the_stability_cutoff_equal_minimax() {
+        let mut rng = Rng::new(41);
+        let mut solver = EndgameSolver::new(1);
+        let (mut tested, mut cuts) = (0, 0);
+        while tested < 1500 {
+            let empties = 4 + rng.below(2) as u32;
+            let Some(view) = random_view(&mut rng, empties) else {
+                continue;
+            };
+            tested += 1;
+            let exact = minimax(view);
+            for alpha in (-64..64).step_by(3) {
+                let alpha = Discs::new(alpha);
+                let value = solver.leaf_entry(view, alpha, alpha + Discs::ONE);
+                let window = (alpha, alpha + Discs::ONE);
+                assert_fail_soft(value, exact, window, &format!("{view:?}"));
+                cuts += usize::from(
+                    stability_bound_with(view, alpha, LEAF_STABILITY_SLACK)
+                        .is_some_and(|upper| upper <= alpha),
+                );
+            }
+        }
+        assert!(cuts > 100, "{cuts} cuts");
     }
 
     #[test]

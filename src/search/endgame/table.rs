@@ -302,7 +302,7 @@ impl EndgameSolver {
         let mut hint = NO_SQUARE;
         if let Some(hash) = hash {
             let known = if cached {
-                self.cache.probe(hash, view)
+                self.cache.probe(hash)
             } else {
                 self.tt.probe(hash)
             };
@@ -382,8 +382,7 @@ impl EndgameSolver {
             // The children's entries are in this thread's cache: cheap enough to ask them all.
             for &word in order[..n].iter() {
                 let (sq, flipped) = nth(word);
-                let child = view.play(sq as usize, flipped);
-                let entry = self.cache.probe(child.hash(), child);
+                let entry = self.cache.probe(view.play(sq as usize, flipped).hash());
                 if let Some(value) = entry.and_then(|entry| refutes(entry, EXACT_TAG, beta)) {
                     return value;
                 }
@@ -446,7 +445,7 @@ impl EndgameSolver {
         }
         if let Some(hash) = hash.filter(|_| cached) {
             self.cache
-                .store(hash, view, best, (original_alpha, beta), best_square);
+                .store(hash, best, (original_alpha, beta), best_square);
         } else if let Some(hash) = hash {
             self.store(
                 hash,
@@ -512,11 +511,12 @@ mod tests {
     use crate::rng::Rng;
     use std::sync::atomic::AtomicBool;
 
-    /// View nodes from 6 to 10 empties (the thread's cache from [`TT_MIN_EMPTIES`], the
-    /// transposition cutoff from [`ETC_MIN_EMPTIES`]) against minimax, fail-soft in random
-    /// windows, expected to cut off or to search all their moves, the cache kept between
-    /// searches as in a solve: 2000 random positions at 6 and 7 empties, 500 at 8 and 9, 150
-    /// at 10, with passes, finished games and wipe-outs among them.
+    /// View nodes from 6 to 11 empties (the thread's cache from [`TT_MIN_EMPTIES`] to
+    /// [`CACHE_MAX_EMPTIES`], the transposition cutoff from [`ETC_MIN_EMPTIES`]) against
+    /// minimax, fail-soft in random windows, expected to cut off or to search all their moves,
+    /// the cache kept between searches as in a solve: 2000 random positions at 6 and 7
+    /// empties, 500 at 8 and 9, 150 at 10, 50 at 11, with passes, finished games and wipe-outs
+    /// among them.
     #[test]
     fn view_nodes_equal_minimax() {
         let mut rng = Rng::new(40);
@@ -529,7 +529,8 @@ mod tests {
             let positions = match empties {
                 ..=7 => 2000,
                 8 | 9 => 500,
-                _ => 150,
+                10 => 150,
+                _ => 50,
             };
             while tested < positions {
                 let Some(view) = random_view(&mut rng, empties) else {
@@ -547,7 +548,9 @@ mod tests {
             let (min, min_finished) = match empties {
                 ..=7 => (20, 5),
                 8 | 9 => (5, 0),
-                _ => (2, 0),
+                10 => (2, 0),
+                // Passes are rare this far from the end: fewer empties test them.
+                _ => (0, 0),
             };
             kinds.assert_at_least(min, min_finished, &format!("{empties} empties"));
         }
