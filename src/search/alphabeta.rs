@@ -239,18 +239,14 @@ impl Search {
         }
         let moves = board.legal_moves();
         if depth == 0 || ply >= MAX_PLY - 2 {
-            let view = board.view();
-            if let Some(value) = self.eval_cache.get(view) {
-                return value;
-            }
-            // A game that ended with empty squares left is scored exactly, not estimated.
-            let value = if moves == 0 && !board.opponent_has_legal_move() {
-                Score::from_discs(board.final_score(board.side_to_move()))
-            } else {
-                self.bundle.evaluator().evaluate_with_moves(board, moves)
-            };
-            self.eval_cache.put(view, value);
-            return value;
+            return self.eval_cache.get_or_insert_with(board.view(), || {
+                // A game that ended with empty squares left is scored exactly, not estimated.
+                if moves == 0 && !board.opponent_has_legal_move() {
+                    Score::from_discs(board.final_score(board.side_to_move()))
+                } else {
+                    self.bundle.evaluator().evaluate_with_moves(board, moves)
+                }
+            });
         }
         if moves == 0 {
             if !board.opponent_has_legal_move() {
@@ -415,24 +411,20 @@ impl Search {
             return Score::ZERO;
         }
         let child = board.view().play(square.index(), flipped);
-        if let Some(value) = self.eval_cache.get(child) {
-            return value;
-        }
-        let indices = board.pattern_indices_after(square, flipped);
-        let leaf = LeafView::after_move(board, square, flipped, &indices);
-        let value = if leaf.moves == 0 && bits::mobility(leaf.opponent, leaf.player) == 0 {
-            // A game that ended with empty squares left is scored exactly, not estimated.
-            Score::from_discs(bits::final_score(leaf.player, leaf.opponent))
-        } else {
+        self.eval_cache.get_or_insert_with(child, || {
+            let indices = board.pattern_indices_after(square, flipped);
+            let leaf = LeafView::after_move(board, square, flipped, &indices);
+            if leaf.moves == 0 && bits::mobility(leaf.opponent, leaf.player) == 0 {
+                // A game that ended with empty squares left is scored exactly, not estimated.
+                return Score::from_discs(bits::final_score(leaf.player, leaf.opponent));
+            }
             let eval = self
                 .bundle
                 .evaluator()
                 .patterns()
                 .expect("leaves are evaluated in place only by the pattern evaluation");
             eval.evaluate_leaf(&leaf)
-        };
-        self.eval_cache.put(child, value);
-        value
+        })
     }
 
     /// Multi-ProbCut at a null-window node: `Some(beta)` when a shallow search predicts the

@@ -74,6 +74,19 @@ impl EvalCache {
             .then(|| Score::from_units(entry.value))
     }
 
+    /// The value of the position `view`: the one stored, or `value()`, which is then
+    /// stored. The search's two leaf paths (a depth-0 node, a leaf evaluated in place) both
+    /// come here, so a position has one value whichever reaches it.
+    #[inline]
+    pub fn get_or_insert_with(&mut self, view: BitView, value: impl FnOnce() -> Score) -> Score {
+        if let Some(stored) = self.get(view) {
+            return stored;
+        }
+        let value = value();
+        self.put(view, value);
+        value
+    }
+
     /// Stores `value` for the position `view` (replacing whatever shared its entry).
     #[inline]
     pub fn put(&mut self, view: BitView, value: Score) {
