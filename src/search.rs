@@ -233,9 +233,10 @@ impl Search {
         }
     }
 
-    /// Bytes used by the two tables.
+    /// Bytes the two tables may use: the midgame table's and the most the solver's grows to
+    /// (it starts smaller and grows with the work, see [`EndgameSolver::new`]).
     pub fn table_bytes(&self) -> usize {
-        self.tt.size_bytes() + self.solver.table_bytes()
+        self.tt.size_bytes() + self.solver.table_limit_bytes()
     }
 
     /// Forgets everything the tables hold.

@@ -95,11 +95,7 @@ impl Buckets {
     /// As many buckets as fit in `megabytes` MiB (at least one), a power of two: a
     /// power-of-two size is used exactly, any other is rounded down to one.
     pub fn new(megabytes: usize) -> Buckets {
-        let bytes = megabytes.max(1) << 20;
-        let mut buckets = 1usize;
-        while buckets * 2 * BUCKET_BYTES <= bytes {
-            buckets *= 2;
-        }
+        let buckets = Buckets::bytes_for(megabytes) / BUCKET_BYTES;
         let (words, start) = zeroed_words(buckets);
         Buckets {
             words,
@@ -107,6 +103,16 @@ impl Buckets {
             mask: buckets - 1,
             generation: AtomicU8::new(1),
         }
+    }
+
+    /// Bytes the buckets of a table of `megabytes` MiB use ([`Buckets::new`]'s rounding).
+    pub fn bytes_for(megabytes: usize) -> usize {
+        let bytes = megabytes.max(1) << 20;
+        let mut buckets = 1usize;
+        while buckets * 2 * BUCKET_BYTES <= bytes {
+            buckets *= 2;
+        }
+        buckets * BUCKET_BYTES
     }
 
     /// Bytes used by the buckets.

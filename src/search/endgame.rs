@@ -82,6 +82,7 @@
 
 use std::sync::Arc;
 
+use super::buckets::Buckets;
 use super::ordering::{self, SQUARE_ORDER};
 use super::parallel::{SplitSearch, ThreadContext};
 use super::stop::{NodeCounts, StopCheck};
@@ -187,6 +188,26 @@ pub const SPLIT_MIN_EMPTIES: u32 = 16;
 /// ([`EndgameSolver::set_threads`]); smaller ones have no node to split.
 pub const PARALLEL_MIN_EMPTIES: u32 = SPLIT_MIN_EMPTIES;
 
+/// The table a solver starts with, MiB (less where its limit is less): at up to
+/// [`SMALL_ROOT_EMPTIES`] empties a larger one saves no nodes (FFO #40-#52, 20 to 27
+/// empties, took the same nodes to within 0.1 % at 16 MiB as at 1024, and less time;
+/// docs/results.md), since the shared table holds only the nodes of more than
+/// [`CACHE_MAX_EMPTIES`] empties.
+const MIN_TABLE_MB: usize = 16;
+
+/// Roots with more empties than this get a table four times as large for each empty more
+/// ([`table_mb_for`]).
+const SMALL_ROOT_EMPTIES: u32 = 26;
+
+/// The table a root of `empties` empties is solved with, MiB, before the solver's limit:
+/// [`MIN_TABLE_MB`], four times as large for each empty above [`SMALL_ROOT_EMPTIES`]. FFO
+/// #53 (28 empties, 1.2 G nodes) took 22 % more nodes at 16 MiB than at 64 and the same at
+/// 64, 256 and 1024; the fourfold step leaves a margin for the larger solves, whose table
+/// costs little beside their time.
+fn table_mb_for(empties: u32) -> usize {
+    MIN_TABLE_MB << (2 * empties.saturating_sub(SMALL_ROOT_EMPTIES)).min(20)
+}
+
 /// Nodes between two looks at the stop check.
 const POLL_INTERVAL: u64 = 4096;
 
@@ -251,6 +272,9 @@ pub struct Solution {
 /// An exact solver with its own transposition table (shared with its helper threads).
 pub struct EndgameSolver {
     tt: Arc<BoundTable>,
+    /// The most the table may use, MiB: it starts at [`MIN_TABLE_MB`] and grows to the work
+    /// of each root (see [`table_mb_for`]) up to this.
+    table_limit_mb: usize,
     /// Threads a root solve uses, this one included.
     threads: usize,
     /// The running node counts of the threads of the root solve in progress.
@@ -284,14 +308,21 @@ const QUADRANTS: [u64; 4] = [
 
 impl EndgameSolver {
     /// A solver whose table uses at most `hash_mb` MiB, with the shipped evaluation bundle.
+    /// The table is allocated at [`MIN_TABLE_MB`] (or `hash_mb` if less) and grows when a
+    /// root needs more ([`table_mb_for`]), so a short solve does not pay for mapping in memory
+    /// it would not use.
     pub fn new(hash_mb: usize) -> EndgameSolver {
-        EndgameSolver::with_table(Arc::new(BoundTable::new(hash_mb)), EvalBundle::shipped())
+        let limit = hash_mb.max(1);
+        let table = Arc::new(BoundTable::new(limit.min(MIN_TABLE_MB)));
+        EndgameSolver::with_table(table, limit, EvalBundle::shipped())
     }
 
-    /// A one-thread solver on `tt` with `bundle`, its per-solve state fresh.
-    fn with_table(tt: Arc<BoundTable>, bundle: EvalBundle) -> EndgameSolver {
+    /// A one-thread solver on `tt` (which may grow to `table_limit_mb` MiB) with `bundle`,
+    /// its per-solve state fresh.
+    fn with_table(tt: Arc<BoundTable>, table_limit_mb: usize, bundle: EvalBundle) -> EndgameSolver {
         EndgameSolver {
             tt,
+            table_limit_mb,
             threads: 1,
             counts: Arc::new(NodeCounts::new(1)),
             core: ThreadContext::new(POLL_INTERVAL),
@@ -308,9 +339,28 @@ impl EndgameSolver {
         self.bundle = bundle;
     }
 
-    /// Bytes used by the transposition table.
+    /// Bytes the transposition table uses now.
     pub fn table_bytes(&self) -> usize {
         self.tt.size_bytes()
+    }
+
+    /// Bytes the transposition table may grow to (the `hash_mb` it was created with, rounded
+    /// down to a power of two as tables are).
+    pub fn table_limit_bytes(&self) -> usize {
+        Buckets::bytes_for(self.table_limit_mb)
+    }
+
+    /// Grows the table to what a root of `empties` empties needs ([`table_mb_for`], at most
+    /// the limit), before its search: a table that grows starts empty. Never shrinks it.
+    fn fit_table(&mut self, empties: u32) {
+        let wanted = table_mb_for(empties).min(self.table_limit_mb);
+        if Buckets::bytes_for(wanted) > self.tt.size_bytes() {
+            // Helpers share the table only while a solve runs, and none is running now.
+            let table =
+                Arc::get_mut(&mut self.tt).expect("no helper holds the table between searches");
+            *table = BoundTable::new(wanted);
+            self.tt.prepare_for_threads(self.threads);
+        }
     }
 
     /// Empties the transposition table.
@@ -339,7 +389,11 @@ impl EndgameSolver {
 
     /// A solver for a helper thread: the same table and evaluation, its own state.
     pub(crate) fn helper(&self) -> EndgameSolver {
-        EndgameSolver::with_table(Arc::clone(&self.tt), self.bundle.clone())
+        EndgameSolver::with_table(
+            Arc::clone(&self.tt),
+            self.table_limit_mb,
+            self.bundle.clone(),
+        )
     }
 
     /// Nodes searched since creation or the last [`EndgameSolver::reset_nodes`].
@@ -363,6 +417,7 @@ impl EndgameSolver {
         beta: Discs,
         stop: impl Into<StopCheck<'s>>,
     ) -> Option<Discs> {
+        self.fit_table(board.empties());
         self.core.start();
         self.level = None;
         self.tt.new_generation();
@@ -577,6 +632,34 @@ mod tests {
             );
             assert!(stability_bound(view, Discs::new(most + STABILITY_SLACK)).is_some());
         }
+    }
+
+    #[test]
+    fn the_table_grows_with_the_root_up_to_its_limit() {
+        const MIB: usize = 1 << 20;
+        let mut solver = EndgameSolver::new(1024);
+        assert_eq!(solver.table_bytes(), MIN_TABLE_MB * MIB);
+        assert_eq!(solver.table_limit_bytes(), 1024 * MIB);
+        solver.fit_table(SMALL_ROOT_EMPTIES);
+        assert_eq!(solver.table_bytes(), MIN_TABLE_MB * MIB);
+        solver.fit_table(SMALL_ROOT_EMPTIES + 1);
+        assert_eq!(solver.table_bytes(), 4 * MIN_TABLE_MB * MIB);
+        // Never smaller again, and never beyond the limit.
+        solver.fit_table(10);
+        assert_eq!(solver.table_bytes(), 4 * MIN_TABLE_MB * MIB);
+        solver.fit_table(60);
+        assert_eq!(solver.table_bytes(), 1024 * MIB);
+        let mut small = EndgameSolver::new(4);
+        assert_eq!(small.table_bytes(), 4 * MIB);
+        small.fit_table(40);
+        assert_eq!(small.table_bytes(), 4 * MIB);
+        // A solve grows it before it searches (the start position, 60 empties: stopped at
+        // once, the table already at the limit of 32 MiB).
+        let mut board = Board::start();
+        let mut solver = EndgameSolver::new(32);
+        let stop = std::sync::atomic::AtomicBool::new(true);
+        assert_eq!(solver.solve(&mut board, SolveMode::Exact, &stop), None);
+        assert_eq!(solver.table_bytes(), 32 * MIB);
     }
 
     #[test]

@@ -13,8 +13,9 @@
 //! files, which `tsuru accuracy` reads): how validation sets with known answers are made. The
 //! summary's time then includes these solves; the per-position figures do not.
 //!
-//! The table defaults to [`SOLVER_HASH_MB`] (the engine's default is 64 MiB), which took
-//! 35 % fewer nodes than 64 MiB on FFO #49-#50 (docs/results.md). `--eval-file` changes only
+//! The table may grow to [`SOLVER_HASH_MB`] unless `--hash` says otherwise (the engine's
+//! default is 64 MiB); the solver sizes it to each position's empties (16 MiB up to 26,
+//! `EndgameSolver::new`), so a short solve does not map in a gigabyte it would not use. `--eval-file` changes only
 //! the move order (the weights order the moves of nodes with many empties), so node counts,
 //! never scores.
 
@@ -32,8 +33,8 @@ use crate::formats::obf;
 use crate::search::endgame::{EndgameSolver, SolveMode};
 use crate::search::stop::NodeCounts;
 
-/// The exact solver's table size in the tools that solve (`solve`, `decided`), MiB, unless
-/// `--hash` says otherwise.
+/// The most the exact solver's table grows to in the tools that solve (`solve`, `decided`),
+/// MiB, unless `--hash` says otherwise.
 pub const SOLVER_HASH_MB: usize = 1024;
 
 /// The command line of `tsuru solve`.

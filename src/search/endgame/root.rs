@@ -32,6 +32,7 @@ impl EndgameSolver {
         stop: impl Into<StopCheck<'s>>,
         on_pass: &mut dyn FnMut(&ProbableSolution),
     ) -> Option<Solution> {
+        self.fit_table(board.empties());
         self.core.start();
         self.tt.new_generation();
         let counts = Arc::clone(&self.counts);
@@ -256,6 +257,7 @@ impl EndgameSolver {
     ) -> Option<Vec<(Move, Discs)>> {
         let stop = &stop.into();
         let (alpha, beta) = window(mode);
+        self.fit_table(board.empties());
         self.core.start();
         self.level = None;
         self.tt.new_generation();
