@@ -200,10 +200,10 @@ const MIN_TABLE_MB: usize = 16;
 const SMALL_ROOT_EMPTIES: u32 = 26;
 
 /// The table a root of `empties` empties is solved with, MiB, before the solver's limit:
-/// [`MIN_TABLE_MB`], four times as large for each empty above [`SMALL_ROOT_EMPTIES`]. FFO
-/// #53 (28 empties, 1.2 G nodes) took 22 % more nodes at 16 MiB than at 64 and the same at
-/// 64, 256 and 1024; the fourfold step leaves a margin for the larger solves, whose table
-/// costs little beside their time.
+/// [`MIN_TABLE_MB`], four times as large for each empty above [`SMALL_ROOT_EMPTIES`]: FFO
+/// #51-#52 (27 empties) took the same nodes at 16 MiB as at 64 and 256, FFO #53 (28
+/// empties) 1 566 M nodes at 16 MiB, 1 225 M at 64 and 957 M at 256, 512 and 1024
+/// (docs/results.md); a larger table costs little beside the time of a larger solve.
 fn table_mb_for(empties: u32) -> usize {
     MIN_TABLE_MB << (2 * empties.saturating_sub(SMALL_ROOT_EMPTIES)).min(20)
 }
