@@ -195,17 +195,24 @@ pub const PARALLEL_MIN_EMPTIES: u32 = SPLIT_MIN_EMPTIES;
 /// [`CACHE_MAX_EMPTIES`] empties.
 const MIN_TABLE_MB: usize = 16;
 
-/// Roots with more empties than this get a table four times as large for each empty more
-/// ([`table_mb_for`]).
+/// Roots with more empties than this get a table four times as large for each empty more up
+/// to [`STEEP_GROWTH_EMPTIES`], twice as large for each empty beyond ([`table_mb_for`]).
 const SMALL_ROOT_EMPTIES: u32 = 26;
 
+/// See [`SMALL_ROOT_EMPTIES`].
+const STEEP_GROWTH_EMPTIES: u32 = 28;
+
 /// The table a root of `empties` empties is solved with, MiB, before the solver's limit:
-/// [`MIN_TABLE_MB`], four times as large for each empty above [`SMALL_ROOT_EMPTIES`]: FFO
-/// #51-#52 (27 empties) took the same nodes at 16 MiB as at 64 and 256, FFO #53 (28
-/// empties) 1 566 M nodes at 16 MiB, 1 225 M at 64 and 957 M at 256, 512 and 1024
-/// (docs/results.md); a larger table costs little beside the time of a larger solve.
+/// [`MIN_TABLE_MB`] up to [`SMALL_ROOT_EMPTIES`], then four times as large an empty to
+/// [`STEEP_GROWTH_EMPTIES`] (256 MiB), then twice (512 MiB at 29, 1024 at 30). Measured
+/// (docs/results.md): FFO #51-#52 (27 empties) took the same nodes at 16 MiB as at 64 and
+/// 256; FFO #53 (28) 1 566 M nodes at 16 MiB, 1 225 M at 64, 957 M at 256, 512 and 1024;
+/// FFO #55 (29) 4 587 M at 512 MiB and 4 524 M at 1024 in about the same time; FFO #57-#58
+/// (30) 1 401 M at 64 MiB and 1 386 M at 256, 1024 and 4096, the largest table the slowest.
 fn table_mb_for(empties: u32) -> usize {
-    MIN_TABLE_MB << (2 * empties.saturating_sub(SMALL_ROOT_EMPTIES)).min(20)
+    let steep = empties.clamp(SMALL_ROOT_EMPTIES, STEEP_GROWTH_EMPTIES) - SMALL_ROOT_EMPTIES;
+    let gentle = empties.saturating_sub(STEEP_GROWTH_EMPTIES);
+    MIN_TABLE_MB << (2 * steep + gentle).min(20)
 }
 
 /// Nodes between two looks at the stop check.
@@ -644,6 +651,8 @@ mod tests {
         assert_eq!(solver.table_bytes(), MIN_TABLE_MB * MIB);
         solver.fit_table(SMALL_ROOT_EMPTIES + 1);
         assert_eq!(solver.table_bytes(), 4 * MIN_TABLE_MB * MIB);
+        assert_eq!(table_mb_for(STEEP_GROWTH_EMPTIES), 16 * MIN_TABLE_MB);
+        assert_eq!(table_mb_for(STEEP_GROWTH_EMPTIES + 2), 64 * MIN_TABLE_MB);
         // Never smaller again, and never beyond the limit.
         solver.fit_table(10);
         assert_eq!(solver.table_bytes(), 4 * MIN_TABLE_MB * MIB);
