@@ -239,6 +239,12 @@ impl Search {
         self.tt.size_bytes() + self.solver.table_limit_bytes()
     }
 
+    /// Bytes the solver's table uses now (it grows with the positions solved, up to its
+    /// half of the tables' memory).
+    pub fn solver_table_bytes(&self) -> usize {
+        self.solver.table_bytes()
+    }
+
     /// Forgets everything the tables hold.
     pub fn clear(&mut self) {
         // Helpers share the table only while a search runs, and none is running now.

@@ -267,6 +267,39 @@ fn parallel_searches_solve_endgames_as_one_thread_does() {
 }
 
 #[test]
+fn a_parallel_search_grows_the_solver_table_for_a_large_solve() {
+    // The engine's whole search on 2 threads, solving a root of 27 empties: its solver's
+    // table grows from 16 to 64 MiB before the solve (which needs every helper of the
+    // midgame iterations gone), and the answer is the one-thread solver's. White has one
+    // disc, so the solve is quick.
+    let stop = AtomicBool::new(false);
+    let board = tsuru::board::notation::parse_board(&format!(
+        "{}XXXOX---{} O",
+        "X".repeat(32),
+        "-".repeat(24)
+    ))
+    .unwrap();
+    assert_eq!(board.empties(), 27);
+    let exact = solver(1)
+        .solve(&mut board.clone(), SolveMode::Exact, &stop)
+        .unwrap();
+    let mut search = Search::new(256);
+    search.set_threads(2);
+    assert_eq!(search.solver_table_bytes(), 16 << 20);
+    let limits = SearchLimits::for_level(Level::new(60).unwrap());
+    let result = search.iterate(&board, &limits, &stop, &mut |_| {});
+    assert!(result.completed);
+    assert_eq!(
+        result.score.units(),
+        Score::from_discs(exact.score).units(),
+        "{board:?}"
+    );
+    assert_eq!(search.solver_table_bytes(), 64 << 20);
+    // The helpers are gone: nothing else holds the tables.
+    search.clear();
+}
+
+#[test]
 fn a_stopped_parallel_search_answers_promptly_with_a_legal_move() {
     let mut rng = Rng::new(5);
     for (empties, delay) in [(40, 5), (40, 60), (24, 30), (24, 200)] {
