@@ -35,11 +35,11 @@ pub const THREADS: SharedOption = SharedOption {
     help: "search threads, 1-512",
 };
 
-/// `--hash MB`: the transposition table's size.
+/// `--hash MB`: the most the transposition tables use.
 pub const HASH: SharedOption = SharedOption {
     flag: "--hash",
     value: "MB",
-    help: "transposition table size in MiB, 1-65536",
+    help: "MiB the transposition tables may use, 1-65536",
 };
 
 /// `--eval-file WEIGHTS`: other weights than the shipped ones.
