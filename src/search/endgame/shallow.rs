@@ -59,11 +59,11 @@ impl EndgameSolver {
     pub(super) fn leaf_entry(&mut self, view: BitView, alpha: Discs, beta: Discs) -> Discs {
         let empty = view.empty();
         let even = even_quadrants(empty);
-        // Odd quadrants first, then even ones; inside each, by static square rank (ties in
-        // square order), packed one square a byte, first square in the low byte.
+        // Odd quadrants first, then even ones; inside each, by group of static square ranks
+        // (ties in square order), packed one square a byte, first square in the low byte.
         let (mut packed, mut n) = (0u64, 0);
         for chosen in [empty & !even, empty & even] {
-            for rank in RANK_MASKS {
+            for rank in RANK_GROUPS {
                 for square in bits::squares(chosen & rank) {
                     packed |= (square.index() as u64) << (8 * n);
                     n += 1;
@@ -149,12 +149,15 @@ impl EndgameSolver {
     }
 }
 
-/// The squares of each static rank ([`SQUARE_ORDER`]), best rank first.
-const RANK_MASKS: [u64; 6] = {
-    let mut masks = [0u64; 6];
+/// The squares of the static ranks ([`SQUARE_ORDER`]) two by two, best first: corners and
+/// the edges' middle squares, the inner squares and inner edges, the squares next to the
+/// corners. Three groups instead of the six ranks: half the masks to test for each of the
+/// five-empty list's squares, for 0.7 % more nodes and about 1 % less time (docs/results.md).
+const RANK_GROUPS: [u64; 3] = {
+    let mut masks = [0u64; 3];
     let mut sq = 0;
     while sq < 64 {
-        masks[SQUARE_ORDER[sq] as usize] |= 1 << sq;
+        masks[SQUARE_ORDER[sq] as usize / 2] |= 1 << sq;
         sq += 1;
     }
     masks
