@@ -37,8 +37,8 @@
 //!   call them 99.9 % of the time) and for a wider one.
 //!
 //! The view nodes search the same nodes in about two thirds of the time, and their cheaper
-//! hash pays for the table from 9 empties (9 measured faster than 8 and 10 once the last
-//! empties had their own searches; docs/results.md).
+//! hash and the thread's small cache in L2 pay for a table at every view node, from 6 empties
+//! (`TT_MIN_EMPTIES`; docs/results.md).
 //!
 //! Every search is a principal-variation search: the first move with the full window, the
 //! others with a null window, re-searched when they fail high.
