@@ -254,6 +254,19 @@ impl Search {
         self.solver.clear();
     }
 
+    /// Forgets everything the tables hold, as [`Search::clear`], but zeroes the midgame
+    /// table where it is, so that its pages stay mapped. For tools that time one short search
+    /// after another (`tsuru accuracy`, `tsuru bench`): with one thread [`Search::clear`]
+    /// takes a fresh allocation, whose pages the next search then faults in (the kernel
+    /// zeroing each 2 MiB page on first touch), a cost a game pays once, not every move, and
+    /// which was nearly half of a 12-ply search's time on hard-25 (docs/training.md).
+    pub fn clear_in_place(&mut self) {
+        Arc::get_mut(&mut self.tt)
+            .expect("no helper holds the table between searches")
+            .clear_in_place();
+        self.solver.clear();
+    }
+
     /// Searches on `threads` threads (at least 1), the midgame and the endgame solver alike
     /// (see the module doc). With one thread the search is exactly the single-threaded one.
     pub fn set_threads(&mut self, threads: usize) {

@@ -175,6 +175,30 @@ fn node_counts_are_deterministic() {
     assert!(first.nodes > 1000);
 }
 
+/// `clear_in_place` forgets what `clear` forgets: after a deeper search of the same position
+/// has filled the tables (which, kept, would cut the search short), each gives the search of
+/// a fresh searcher, node for node.
+#[test]
+fn clearing_in_place_forgets_as_clearing_does() {
+    let board = random_position(&mut Rng::new(44), 44);
+    let fresh = search_to(&mut Search::new(8), &board, &depth_limits(8));
+    let mut search = Search::new(8);
+    for clear_in_place in [false, true] {
+        search_to(&mut search, &board, &depth_limits(9));
+        let kept = search_to(&mut search, &board, &depth_limits(8));
+        assert!(kept.nodes < fresh.nodes);
+        if clear_in_place {
+            search.clear_in_place();
+        } else {
+            search.clear();
+        }
+        let again = search_to(&mut search, &board, &depth_limits(8));
+        assert_eq!((again.nodes, again.best), (fresh.nodes, fresh.best));
+        assert_eq!(again.score, fresh.score);
+    }
+    assert!(fresh.nodes > 1000);
+}
+
 #[test]
 fn multi_pv_lines_are_sorted_and_each_score_is_right() {
     let mut rng = Rng::new(47);

@@ -239,7 +239,9 @@ pub fn run(args: &[String]) -> Result<()> {
         if position.scores.is_empty() || position.board.is_game_over() {
             continue;
         }
-        search.clear();
+        // Zeroed outside the timed search: a game faults the table's pages in once, not
+        // every move.
+        search.clear_in_place();
         let result = search.iterate(&position.board, &limits, &stop, &mut |_| {});
         let Some(answer) = Answer::judge(position, &result) else {
             continue;
