@@ -271,8 +271,27 @@ fn the_header_names_the_players_weights() {
     let id = Weights::file_id(SHIPPED_WEIGHTS).unwrap();
     assert_eq!(
         text.lines().next().unwrap(),
-        format!("# tsuru self-play v2 seed 5 depth 2 solve 12 random 8 30 weights {id:08x}")
+        format!("# tsuru self-play v3 seed 5 depth 2 solve 12 random 8 30 weights {id:08x}")
     );
+
+    // A v2 file (no search scores: begun before they were stored) is continued as v2, its
+    // games without scores, the same games otherwise.
+    let v2 = path("v2.txt");
+    let strip = |line: &str| match line.rsplit_once(" s") {
+        Some((game, _)) if !line.starts_with('#') => game.to_string(),
+        _ => line.replacen(" v3 ", " v2 ", 1),
+    };
+    let v2_text: String = text.lines().map(|l| strip(l) + "\n").collect();
+    std::fs::write(&v2, &v2_text).unwrap();
+    assert!(datagen(&v2, &["--games", "2"]).status.success());
+    assert!(datagen(&shipped, &["--games", "2"]).status.success());
+    let v3_two = std::fs::read_to_string(&shipped).unwrap();
+    let v2_two = std::fs::read_to_string(&v2).unwrap();
+    assert_eq!(v2_two.lines().count(), 3);
+    let expected: String = v3_two.lines().map(|l| strip(l) + "\n").collect();
+    assert_eq!(v2_two, expected);
+    assert!(v3_two.lines().skip(1).all(|l| l.split(' ').count() == 6));
+    std::fs::write(&shipped, &text).unwrap();
 
     // Other weights (the shipped ones with one bias changed) are named by their own checksum,
     // and may not continue a file that the shipped weights started.
@@ -293,7 +312,7 @@ fn the_header_names_the_players_weights() {
     );
     let header = std::fs::read_to_string(&with_other).unwrap();
     assert!(
-        header.starts_with("# tsuru self-play v2 ")
+        header.starts_with("# tsuru self-play v3 ")
             && header.contains(&format!("weights {other_id:08x}\n")),
         "{header}"
     );
@@ -304,9 +323,10 @@ fn the_header_names_the_players_weights() {
 
     // A v1 file (weights not recorded) is not continued; a damaged weights file is refused.
     let v1 = path("v1.txt");
-    let v1_text = text
-        .replacen(" v2 ", " v1 ", 1)
-        .replacen(&format!(" weights {id:08x}"), "", 1);
+    let v1_text =
+        v2_text
+            .replacen(" v2 ", " v1 ", 1)
+            .replacen(&format!(" weights {id:08x}"), "", 1);
     std::fs::write(&v1, &v1_text).unwrap();
     let out = datagen(&v1, &["--games", "2"]);
     assert_eq!(out.status.code(), Some(2));
@@ -334,7 +354,7 @@ fn a_damaged_shard_is_refused_with_the_line_named() {
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
     let game = lines.iter().position(|l| !l.starts_with('#')).unwrap() + 1;
     let mut words: Vec<String> = lines[game].split(' ').map(String::from).collect();
-    let moves = words.last_mut().unwrap();
+    let moves = &mut words[4];
     moves.replace_range(4..6, "a1");
     lines[game] = words.join(" ");
     std::fs::write(&a, lines.join("\n") + "\n").unwrap();

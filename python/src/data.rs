@@ -73,7 +73,9 @@ pub fn parse_selfplay<'py>(
 /// the other side), ``empties`` (u8), ``result`` (i8: the game's final disc difference for
 /// the side to move, exact from ``solve_empties`` on), ``move`` (u8: the move played),
 /// ``exact`` (u8: 1 when the result was proven from this position, the solver having taken
-/// over), ``game`` (u32: the game's number in the file, 0 first); and the number of games.
+/// over), ``game`` (u32: the game's number in the file, 0 first), ``score`` (i8: the
+/// players' search score of the position for the side to move, in whole discs, where the
+/// file records it (v3) and the position was searched, else -128); and the number of games.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
 pub fn selfplay_columns<'py>(
@@ -89,8 +91,18 @@ pub fn selfplay_columns<'py>(
             };
             for (number, game) in games.iter().enumerate() {
                 let mut board = Board::start();
+                // The index of the next searched move among the game's scores.
+                let mut searched = 0;
                 for (ply, &mv) in game.moves.iter().enumerate() {
-                    if ply >= game.random_moves as usize && !board.must_pass() {
+                    let after_random = ply >= game.random_moves as usize;
+                    let is_searched = after_random
+                        && (game.solve_empties == 0 || board.empties() > game.solve_empties);
+                    let score = match (&game.scores, is_searched) {
+                        (Some(scores), true) => scores[searched].unwrap_or(NO_SCORE),
+                        _ => NO_SCORE,
+                    };
+                    searched += usize::from(is_searched);
+                    if after_random && !board.must_pass() {
                         let result = match board.side_to_move() {
                             tsuru::board::Color::Black => game.black_result.get(),
                             tsuru::board::Color::White => -game.black_result.get(),
@@ -105,6 +117,7 @@ pub fn selfplay_columns<'py>(
                         let exact = game.solve_empties > 0 && board.empties() <= game.solve_empties;
                         columns.exact.push(u8::from(exact));
                         columns.game.extend((number as u32).to_le_bytes());
+                        columns.score.push(score as u8);
                     }
                     board.play(mv)?;
                 }
@@ -121,6 +134,7 @@ pub fn selfplay_columns<'py>(
         ("move", PyBytes::new(py, &columns.moves)),
         ("exact", PyBytes::new(py, &columns.exact)),
         ("game", PyBytes::new(py, &columns.game)),
+        ("score", PyBytes::new(py, &columns.score)),
     ];
     Ok((games, columns))
 }
@@ -136,4 +150,8 @@ struct Columns {
     moves: Vec<u8>,
     exact: Vec<u8>,
     game: Vec<u8>,
+    score: Vec<u8>,
 }
+
+/// The ``score`` column's value where there is no search score.
+const NO_SCORE: i8 = i8::MIN;

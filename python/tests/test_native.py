@@ -19,7 +19,7 @@ import pytest
 
 import tsuru
 from tsuru import PASS, Board, Book, IllegalMoveError, Searcher, Stop, evaluate, search, solve
-from tsuru.data import COLUMNS, read_obf, read_selfplay, selfplay_positions
+from tsuru.data import COLUMNS, NO_SCORE, read_obf, read_selfplay, selfplay_positions
 from tsuru.engine import Engine, Limit, as_position
 from tsuru.othello import BLACK, WHITE, Position, move_name
 
@@ -406,10 +406,37 @@ def test_read_selfplay_and_positions() -> None:
         board.push(move)
     got = list(zip(data["player"][first].tolist(), data["result"][first].tolist(), data["move"][first].tolist()))
     assert got == expected_rows
+    # A v2 shard records no search scores.
+    assert np.all(data["score"] == NO_SCORE)
     two = selfplay_positions([SELFPLAY_SHARD, SELFPLAY_SHARD])
     assert len(two["player"]) == 2 * rows and two["game"].max() == 2 * len(games) - 1
     with pytest.raises(ValueError):
         tsuru._native.parse_selfplay("garbage\n")
+
+
+def test_selfplay_scores_of_a_v3_file(tsuru_bin: str, tmp_path: Path) -> None:
+    np = pytest.importorskip("numpy")
+    out = tmp_path / "v3.txt"
+    subprocess.run(
+        [tsuru_bin, "datagen", "--out", str(out), "--games", "3", "--depth", "3", "--solve-empties", "12"],
+        check=True,
+        capture_output=True,
+    )
+    assert out.read_text().startswith("# tsuru self-play v3 ")
+    header, games = read_selfplay(out)
+    data = selfplay_positions(out)
+    assert set(data) == set(COLUMNS)
+    # Every searched position has its score, no solved one does; each is the value a fresh
+    # 3-ply search gives the side to move, rounded to whole discs.
+    searched = data["exact"] == 0
+    assert np.all(data["score"][searched] != NO_SCORE) and np.all(data["score"][~searched] == NO_SCORE)
+    assert searched.sum() > 20 and (~searched).sum() > 20
+    for player, opponent, score in list(zip(data["player"], data["opponent"], data["score"]))[:30]:
+        if score == NO_SCORE:
+            continue
+        board = Board.from_bitboards(int(player), int(opponent), BLACK)
+        value = search(board, level=3, endgame=False).score
+        assert score == max(-46, min(46, round(value))), (board, value, score)
 
 
 def test_engine_version_names_the_build(tsuru_bin: str) -> None:

@@ -25,7 +25,7 @@ from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
 from . import _native
 from ._native import Board
 
-__all__ = ["ObfPosition", "Game", "read_obf", "read_selfplay", "selfplay_positions", "COLUMNS"]
+__all__ = ["ObfPosition", "Game", "read_obf", "read_selfplay", "selfplay_positions", "COLUMNS", "NO_SCORE"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -38,7 +38,12 @@ COLUMNS: Dict[str, str] = {
     "move": "u1",  # the move played (0..63)
     "exact": "u1",  # 1 where the result was proven from this position on
     "game": "<u4",  # the game's number in the file (0 = first)
+    "score": "i1",  # the players' search score for the side to move (v3 files), else -128
 }
+
+#: The ``score`` column's value where a position has no search score (v1 and v2 files, the
+#: solved end of a game).
+NO_SCORE = -128
 
 
 class ObfPosition(NamedTuple):

@@ -23,6 +23,21 @@
 //! Black's exact result and the whole transcript (passes as `pa`). Lines may come in any
 //! index order (shards of a run concatenated); blank lines and `#` lines after the header
 //! are skipped.
+//!
+//! A v3 file (the same header fields as v2, `v3` for `v2`) adds to every line the players'
+//! search scores, a field of `s` and one character for each move from the first after the
+//! random opening to the last before the solve point (all of them when the game ended
+//! first): the value its search gave the side to move, in whole discs clamped to
+//! +-[`SCORE_LIMIT`], as the character `'O'` plus that value (`'!'` for -46, `'}'` for
+//! +46), or `'~'` for a forced pass (no search):
+//!
+//! ```text
+//! # tsuru self-play v3 seed 49 depth 12 solve 20 random 8 30 weights 191f50e4
+//! 0 12 20 -4 f5d6c3... sQPPONM~N...
+//! ```
+//!
+//! Those are depth-D values of positions the games went through, labels a fit can use beside
+//! the games' results; v1 and v2 files do not have them.
 
 use anyhow::{bail, ensure, Context, Result};
 
@@ -95,11 +110,14 @@ pub struct SelfPlayConfig {
     /// The part of a run the file holds; `None` for a whole run (or a file of no set part,
     /// made with `--first-index`).
     pub shard: Option<RunShard>,
+    /// Whether every game records its search scores (a v3 file; v1 and v2 do not).
+    pub scores: bool,
 }
 
 impl SelfPlayConfig {
-    /// The file header line for these settings (v2, or v1 without a weights checksum; a
-    /// shard is written only with a checksum, as [`SelfPlayConfig::check`] requires).
+    /// The file header line for these settings (v3 with search scores, v2 without, or v1
+    /// without a weights checksum; a shard and the scores are written only with a
+    /// checksum, as [`SelfPlayConfig::check`] requires).
     pub fn header(&self) -> String {
         let settings = format!(
             "seed {} depth {} solve {} random {} {}",
@@ -111,8 +129,9 @@ impl SelfPlayConfig {
                 run.shard, run.first, run.games
             )
         });
+        let version = if self.scores { "v3" } else { "v2" };
         match self.weights {
-            Some(id) => format!("# tsuru self-play v2 {settings} weights {id:08x}{shard}"),
+            Some(id) => format!("# tsuru self-play {version} {settings} weights {id:08x}{shard}"),
             None => format!("# tsuru self-play v1 {settings}"),
         }
     }
@@ -125,7 +144,7 @@ impl SelfPlayConfig {
         }
     }
 
-    /// Reads a header line written by [`SelfPlayConfig::header`], v1 or v2, with or
+    /// Reads a header line written by [`SelfPlayConfig::header`], v1, v2 or v3, with or
     /// without a shard.
     pub fn parse_header(line: &str) -> Result<SelfPlayConfig> {
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -145,8 +164,8 @@ impl SelfPlayConfig {
         let version = words.get(3).copied().unwrap_or_default();
         let length = match version {
             "v1" => 13,
-            "v2" if words.len() == 21 => 21,
-            "v2" => 15,
+            "v2" | "v3" if words.len() == 21 => 21,
+            "v2" | "v3" => 15,
             _ => usize::MAX,
         };
         ensure!(
@@ -158,7 +177,7 @@ impl SelfPlayConfig {
                     .zip(&words)
                     .all(|(want, got)| want.is_empty() || want == got)
                 && (version == "v1" || words.get(13) == Some(&"weights")),
-            "not a tsuru self-play v1 or v2 header: {line:?}"
+            "not a tsuru self-play v1, v2 or v3 header: {line:?}"
         );
         let number = |i: usize| -> Result<u64> {
             words[i]
@@ -166,7 +185,7 @@ impl SelfPlayConfig {
                 .with_context(|| format!("bad number {:?} in the header", words[i]))
         };
         let weights = match version {
-            "v2" => Some(
+            "v2" | "v3" => Some(
                 u32::from_str_radix(words[14], 16)
                     .with_context(|| format!("bad weights checksum {:?}", words[14]))?,
             ),
@@ -188,6 +207,7 @@ impl SelfPlayConfig {
             random_max: number(12)? as u32,
             weights,
             shard,
+            scores: version == "v3",
         };
         config.check()?;
         Ok(config)
@@ -208,6 +228,10 @@ impl SelfPlayConfig {
             self.shard.is_none() || self.weights.is_some(),
             "a shard must record the weights that play it"
         );
+        ensure!(
+            !self.scores || self.weights.is_some(),
+            "a file of search scores must record the weights that made them"
+        );
         Ok(())
     }
 }
@@ -225,23 +249,72 @@ pub struct SelfPlayGame {
     pub black_result: Discs,
     /// Every move from the start, passes included.
     pub moves: Vec<Move>,
+    /// The players' search scores (v3): for each searched move (from the first after the
+    /// random opening to the last before the solve point), the value its search gave the
+    /// side to move, in whole discs within +-[`SCORE_LIMIT`], or `None` for a forced pass.
+    /// `None` as a whole where the file does not store them (v1, v2).
+    pub scores: Option<Vec<Option<i8>>>,
+}
+
+/// The largest search score a v3 line stores, in discs: larger ones are stored as this
+/// (one printable character a move; a midgame search rarely goes beyond it).
+pub const SCORE_LIMIT: i32 = 46;
+
+/// The character of a score of 0 (the others are this plus the score).
+const SCORE_ZERO: u8 = b'O';
+
+/// The character of a forced pass among the scores.
+const SCORE_PASS: u8 = b'~';
+
+/// A search score (in discs, any value) as a stored score: rounded and clamped.
+pub fn stored_score(discs: f64) -> i8 {
+    discs
+        .round()
+        .clamp(-(SCORE_LIMIT as f64), SCORE_LIMIT as f64) as i8
+}
+
+/// How many of `moves` were searched: those after the first `random_moves` played while the
+/// board had more than `solve_empties` empties (all of them when `solve_empties` is 0, a
+/// game that ended before its solve point). `moves` must be legal from the start.
+fn searched_moves(moves: &[Move], random_moves: u32, solve_empties: u32) -> Result<usize> {
+    let mut board = Board::start();
+    let mut searched = 0;
+    for (ply, &mv) in moves.iter().enumerate() {
+        if ply >= random_moves as usize && (solve_empties == 0 || board.empties() > solve_empties) {
+            searched += 1;
+        }
+        board.play(mv)?;
+    }
+    Ok(searched)
 }
 
 impl SelfPlayGame {
     /// The stored line.
     pub fn to_line(&self) -> String {
         let moves: String = self.moves.iter().map(|m| format!("{m:#}")).collect();
-        format!(
+        let mut line = format!(
             "{} {} {} {} {moves}",
             self.index, self.random_moves, self.solve_empties, self.black_result
-        )
+        );
+        if let Some(scores) = &self.scores {
+            line.push_str(" s");
+            line.extend(scores.iter().map(|score| match score {
+                Some(discs) => (SCORE_ZERO as i32 + *discs as i32) as u8 as char,
+                None => SCORE_PASS as char,
+            }));
+        }
+        line
     }
 
     /// Reads a stored line, replaying it to check that the moves are legal, the game is
-    /// over and the result is its final score.
+    /// over and the result is its final score; a v3 line's scores must be one a searched
+    /// move, a pass exactly where the move was one.
     pub fn parse_line(line: &str) -> Result<SelfPlayGame> {
         let words: Vec<&str> = line.split_whitespace().collect();
-        ensure!(words.len() == 5, "expected 5 fields: {line:?}");
+        ensure!(
+            words.len() == 5 || words.len() == 6,
+            "expected 5 fields (6 with scores): {line:?}"
+        );
         let number = |i: usize| -> Result<i64> {
             words[i]
                 .parse()
@@ -259,6 +332,7 @@ impl SelfPlayGame {
             solve_empties: number(2)? as u32,
             black_result: Discs::new(number(3)? as i32),
             moves,
+            scores: None,
         };
         ensure!(
             game.black_result == board.final_score(Color::Black),
@@ -270,7 +344,36 @@ impl SelfPlayGame {
             game.random_moves as usize <= game.moves.len(),
             "more random moves than moves"
         );
-        Ok(game)
+        let scores = match words.get(5) {
+            Some(field) => Some(game.parse_scores(field)?),
+            None => None,
+        };
+        Ok(SelfPlayGame { scores, ..game })
+    }
+
+    /// The scores field of a v3 line (`s` and a character a searched move) for this game.
+    fn parse_scores(&self, field: &str) -> Result<Vec<Option<i8>>> {
+        let chars = field
+            .strip_prefix('s')
+            .with_context(|| format!("the scores field does not start with s: {field:?}"))?;
+        let searched = searched_moves(&self.moves, self.random_moves, self.solve_empties)?;
+        ensure!(
+            chars.len() == searched,
+            "{} scores for {searched} searched moves",
+            chars.len()
+        );
+        let first = self.random_moves as usize;
+        chars
+            .bytes()
+            .zip(&self.moves[first..first + searched])
+            .map(|(c, mv)| match (c, mv) {
+                (SCORE_PASS, Move::Pass) => Ok(None),
+                (c, Move::Play(_)) if (c as i32 - SCORE_ZERO as i32).abs() <= SCORE_LIMIT => {
+                    Ok(Some((c as i32 - SCORE_ZERO as i32) as i8))
+                }
+                _ => bail!("score {:?} does not fit the move {mv}", c as char),
+            })
+            .collect()
     }
 }
 
@@ -286,7 +389,20 @@ pub fn read_file(text: &str) -> Result<(SelfPlayConfig, Vec<SelfPlayGame>)> {
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
-        games.push(SelfPlayGame::parse_line(line).with_context(|| format!("line {}", number + 1))?);
+        let game =
+            SelfPlayGame::parse_line(line).with_context(|| format!("line {}", number + 1))?;
+        ensure!(
+            game.scores.is_some() == config.scores,
+            "line {}: {} in a {} file",
+            number + 1,
+            if config.scores {
+                "no search scores"
+            } else {
+                "search scores"
+            },
+            if config.scores { "v3" } else { "v1 or v2" }
+        );
+        games.push(game);
     }
     Ok((config, games))
 }
@@ -305,6 +421,7 @@ pub(crate) mod tests {
             random_max: 20,
             weights: Some(0x5f3a_91c2),
             shard: None,
+            scores: true,
         }
     }
 
@@ -316,8 +433,18 @@ pub(crate) mod tests {
         );
         assert_eq!(
             config().header(),
+            "# tsuru self-play v3 seed 7 depth 2 solve 12 random 8 20 weights 5f3a91c2"
+        );
+        // A v2 header (before the scores were stored) still reads, without them.
+        let v2 = SelfPlayConfig {
+            scores: false,
+            ..config()
+        };
+        assert_eq!(
+            v2.header(),
             "# tsuru self-play v2 seed 7 depth 2 solve 12 random 8 20 weights 5f3a91c2"
         );
+        assert_eq!(SelfPlayConfig::parse_header(&v2.header()).unwrap(), v2);
         // A v1 header (before the weights were recorded) still reads, without them.
         let v1 = SelfPlayConfig::parse_header(
             "# tsuru self-play v1 seed 7 depth 2 solve 12 random 8 20",
@@ -327,6 +454,7 @@ pub(crate) mod tests {
             v1,
             SelfPlayConfig {
                 weights: None,
+                scores: false,
                 ..config()
             }
         );
@@ -342,7 +470,7 @@ pub(crate) mod tests {
         };
         assert_eq!(
             sharded.header(),
-            "# tsuru self-play v2 seed 7 depth 2 solve 12 random 8 20 weights 5f3a91c2 \
+            "# tsuru self-play v3 seed 7 depth 2 solve 12 random 8 20 weights 5f3a91c2 \
              shard 1/3 first 10 games 8"
         );
         assert_eq!(
@@ -355,7 +483,8 @@ pub(crate) mod tests {
             "# tsuru self-play v1 seed 7 depth 2 solve 12 random 8 20 weights 5f3a91c2",
             "# tsuru self-play v2 seed 7 depth 2 solve 12 random 8 20 weight 5f3a91c2",
             "# tsuru self-play v2 seed 7 depth 2 solve 12 random 8 20 weights xyz",
-            "# tsuru self-play v3 seed 7 depth 2 solve 12 random 8 20 weights 5f3a91c2",
+            "# tsuru self-play v4 seed 7 depth 2 solve 12 random 8 20 weights 5f3a91c2",
+            "# tsuru self-play v3 seed 7 depth 2 solve 12 random 8 20",
             "# tsuru self-play v1 seed 7 depth 2 solve 12 random 20 8",
             "# tsuru self-play v1 seed x depth 2 solve 12 random 8 20",
             "# tsuru self-play v2 seed 7 depth 2 solve 12 random 8 20 weights 5f3a91c2 shard 3/3 first 0 games 6",

@@ -6,6 +6,10 @@
 //!     [--eval-file WEIGHTS]
 //! ```
 //!
+//! New files are v3: each game also records its players' search scores (the depth-D value of
+//! every searched position, [`crate::formats::selfplay`]); a v2 file, begun before, is
+//! continued as v2.
+//!
 //! The players use the shipped evaluation bundle, or `--eval-file`'s (the weights with the
 //! statistics beside them, see [`crate::eval::bundle`]) in their midgame searches and solves;
 //! the file's header records the weights' checksum, so the weights that made a file are known
@@ -109,7 +113,7 @@ struct Options {
 
 /// Runs the tool.
 pub fn run(args: &[String]) -> Result<()> {
-    let options = parse_args(args)?;
+    let mut options = parse_args(args)?;
     let mut next = options.first_index;
     let mut done = 0u64;
     if options.out.exists() {
@@ -133,6 +137,11 @@ pub fn run(args: &[String]) -> Result<()> {
             "{} does not record which weights played it (a v1 file); start a new file",
             options.out.display()
         );
+        if !config.scores {
+            // A file begun before the scores were stored (v2) goes on without them, so that
+            // a run keeps one format.
+            options.config.scores = false;
+        }
         ensure!(
             config == options.config,
             "{} was made with other settings ({}); give the same ones to continue it",
@@ -209,6 +218,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         random_max: 30,
         weights: None,
         shard: None,
+        scores: true,
     };
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {

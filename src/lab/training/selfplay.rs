@@ -19,7 +19,7 @@ use anyhow::{bail, ensure, Result};
 
 use super::games::Game;
 use crate::board::{Board, Color, Move};
-pub use crate::formats::selfplay::{read_file, SelfPlayConfig, SelfPlayGame};
+pub use crate::formats::selfplay::{read_file, stored_score, SelfPlayConfig, SelfPlayGame};
 use crate::rng::Rng;
 use crate::search::endgame::{EndgameSolver, SolveMode};
 use crate::search::{Search, SearchLimits};
@@ -76,11 +76,15 @@ pub fn play_game(
         ..SearchLimits::default()
     };
     let stop = AtomicBool::new(false);
+    let mut scores = Vec::new();
     while !board.is_game_over() && board.empties() > config.solve_empties {
         let mv = if board.must_pass() {
+            scores.push(None);
             Move::Pass
         } else {
-            search.iterate(&board, &limits, &stop, &mut |_| {}).best
+            let result = search.iterate(&board, &limits, &stop, &mut |_| {});
+            scores.push(Some(stored_score(result.score.discs())));
+            result.best
         };
         play(&mut board, &mut moves, mv)?;
     }
@@ -109,6 +113,7 @@ pub fn play_game(
         solve_empties,
         black_result: board.final_score(Color::Black),
         moves,
+        scores: config.scores.then_some(scores),
     })
 }
 
@@ -138,6 +143,7 @@ mod tests {
                 ..game.clone()
             };
             assert!(SelfPlayGame::parse_line(&wrong.to_line()).is_err());
+            check_scores(&game);
             text.push_str(&line);
             text.push('\n');
             // The recorded result is the exact value of the solve point.
@@ -158,10 +164,84 @@ mod tests {
             };
             assert_eq!(black, game.black_result);
         }
+        // A v2 line (no scores) is refused in a v3 file, and a v3 line in a v2 file.
+        let v2_line = SelfPlayGame {
+            scores: None,
+            ..play_game(&config, 5, &mut search, &mut solver).unwrap()
+        }
+        .to_line();
+        assert!(read_file(&format!("{text}{v2_line}\n")).is_err());
+        let v2_config = SelfPlayConfig {
+            scores: false,
+            ..config
+        };
+        assert!(read_file(&format!(
+            "{}\n{}",
+            v2_config.header(),
+            &text[text.find('\n').unwrap() + 1..]
+        ))
+        .is_err());
+        assert!(read_file(&format!("{}\n{v2_line}\n", v2_config.header())).is_ok());
         // A game depends only on the settings and its index, not on what was played before.
         let again = play_game(&config, 2, &mut Search::new(4), &mut EndgameSolver::new(4));
         let (read_config, games) = read_file(&text).unwrap();
         assert_eq!(read_config, config);
         assert_eq!(games[2], again.unwrap());
+    }
+
+    /// The game's scores: one a searched move (from the first after the random opening to
+    /// the last before the solve point), a pass where the move was one, and each the
+    /// stored value of the players' search of that position (a fresh search to the same
+    /// depth gives the same value); a damaged scores field is refused.
+    fn check_scores(game: &SelfPlayGame) {
+        let scores = game.scores.as_ref().expect("v3 games record their scores");
+        let mut board = Board::start();
+        let mut searched = Vec::new();
+        for (ply, &mv) in game.moves.iter().enumerate() {
+            if ply >= game.random_moves as usize && board.empties() > game.solve_empties {
+                searched.push((board.clone(), mv));
+            }
+            board.play(mv).unwrap();
+        }
+        assert_eq!(scores.len(), searched.len());
+        assert!(!scores.is_empty());
+        let limits = SearchLimits {
+            depth: Some(config().depth),
+            exact_empties: 0,
+            wld_empties: 0,
+            ..SearchLimits::default()
+        };
+        for (score, (board, mv)) in scores.iter().zip(&searched) {
+            match (score, mv) {
+                (None, Move::Pass) => {}
+                (Some(score), Move::Play(_)) => {
+                    let result = Search::new(4).iterate(
+                        board,
+                        &limits,
+                        &AtomicBool::new(false),
+                        &mut |_| {},
+                    );
+                    assert_eq!(*score, stored_score(result.score.discs()), "{board:?}");
+                }
+                other => panic!("score and move disagree: {other:?}"),
+            }
+        }
+        let line = game.to_line();
+        let (moves, field) = line.rsplit_once(' ').unwrap();
+        assert!(field.starts_with('s'));
+        // One score too many or too few, a pass's mark on a played move, a character beyond
+        // the scores' range, a field without its `s`.
+        for bad in [
+            format!("{field}O"),
+            field[..field.len() - 1].to_string(),
+            format!("s~{}", &field[2..]),
+            format!("s~{}", &field[2..]).replace('~', "\u{7f}"),
+            field[1..].to_string(),
+        ] {
+            assert!(
+                SelfPlayGame::parse_line(&format!("{moves} {bad}")).is_err(),
+                "{bad:?}"
+            );
+        }
     }
 }
