@@ -378,3 +378,59 @@ fn a_damaged_shard_is_refused_with_the_line_named() {
         lines.join("\n") + "\n"
     );
 }
+
+/// `tsuru train --recorded-scores` labels the searched positions of a v3 file's training
+/// games with their recorded scores: it says how many, and that is the number of scores the
+/// training games hold (game 0 is held out, as every `--holdout-every`-th from the first);
+/// a v2 file gives it none.
+#[test]
+fn training_reads_the_recorded_scores() {
+    let v3 = path("train-v3.txt");
+    assert!(datagen(&v3, &["--games", "4"]).status.success());
+    let text = std::fs::read_to_string(&v3).unwrap();
+    let scores_of = |line: &str| {
+        let field = line.rsplit_once(' ').unwrap().1;
+        field[1..].chars().filter(|&c| c != '~').count()
+    };
+    let lines = game_lines(&text);
+    let expected: usize = lines[1..].iter().map(|l| scores_of(l)).sum();
+    assert!(expected > 20);
+    let train = |file: &PathBuf| {
+        Command::new(TSURU)
+            .args(["train", "--selfplay"])
+            .arg(file)
+            .args([
+                "--recorded-scores",
+                "--holdout-every",
+                "1000",
+                "--epochs",
+                "2",
+            ])
+            .args(["--out"])
+            .arg(path("recorded.tsw"))
+            .output()
+            .unwrap()
+    };
+    let out = train(&v3);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    let line = format!("{expected} training positions take their games' recorded search scores");
+    assert!(said.lines().any(|l| l == line), "{said}");
+    let v2 = path("train-v2.txt");
+    let v2_text: String = text
+        .lines()
+        .map(|l| match l.rsplit_once(" s") {
+            Some((game, _)) if !l.starts_with('#') => format!("{game}\n"),
+            _ => format!("{}\n", l.replacen(" v3 ", " v2 ", 1)),
+        })
+        .collect();
+    std::fs::write(&v2, v2_text).unwrap();
+    let out = train(&v2);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.lines()
+            .any(|l| l == "0 training positions take their games' recorded search scores"),
+        "{said}"
+    );
+}

@@ -216,6 +216,45 @@ pub fn search_values_description(positions: &str, depth: u32, count: usize) -> S
     )
 }
 
+/// The recorded search scores of the positions `label_game` makes of `games` (in the same
+/// order, one for each: the position's [`Game::recorded`] score, `None` where its game
+/// records none for it).
+pub fn recorded_values(games: &[Game]) -> Vec<Option<i8>> {
+    let mut out = Vec::new();
+    for game in games {
+        let mut board = Board::start();
+        for (ply, &mv) in game.moves.iter().enumerate() {
+            // The same positions as `label_game` samples.
+            if board.ply() >= game.first_sample && !board.is_game_over() && !board.must_pass() {
+                out.push(game.recorded.get(ply).copied().flatten());
+            }
+            if board.play(mv).is_err() {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Puts the recorded search scores in place of the search values (`values`, one a
+/// position, as [`search_values`] gives them) of the positions that have one and whose
+/// label is not exact: the players' own deeper searches instead of a shallow one made now.
+/// Returns how many were replaced.
+pub fn use_recorded_values(
+    positions: &[Labelled],
+    recorded: &[Option<i8>],
+    values: &mut [i8],
+) -> usize {
+    let mut replaced = 0;
+    for ((position, score), value) in positions.iter().zip(recorded).zip(values) {
+        if let (Some(score), true) = (score, position.kind != LabelKind::Exact) {
+            *value = *score;
+            replaced += 1;
+        }
+    }
+    replaced
+}
+
 /// Blends search values into the labels: every label that is not exact becomes
 /// `weight * search + (1 - weight) * label`, rounded to whole discs.
 pub fn blend_search_labels(positions: &mut [Labelled], values: &[i8], weight: f32) {
@@ -268,6 +307,7 @@ mod tests {
             black_diff,
             theoretical,
             first_sample: 0,
+            recorded: Vec::new(),
         }
     }
 
@@ -384,6 +424,7 @@ mod tests {
             black_diff: 64,
             theoretical: None,
             first_sample: 0,
+            recorded: Vec::new(),
         }
     }
 

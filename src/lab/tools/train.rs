@@ -28,8 +28,8 @@ use crate::lab::training::games::{read_logbook, read_wthor_folder, Game};
 use crate::lab::training::positions::{fingerprint, PositionSet};
 use crate::lab::training::selfplay::read_file;
 use crate::lab::training::{
-    blend_search_labels, label_game, relabel_results_by_solved, search_values,
-    search_values_description, stage_samples, Labelled,
+    blend_search_labels, label_game, recorded_values, relabel_results_by_solved, search_values,
+    search_values_description, stage_samples, use_recorded_values, Labelled,
 };
 use crate::score::Discs;
 use crate::search::endgame::{EndgameSolver, SolveMode};
@@ -104,6 +104,13 @@ pub const SPEC: ToolSpec = ToolSpec {
             "the search value's share of a blended label, 0..1 (default 0.5)",
         ),
         ToolOption::new(
+            "--recorded-scores",
+            "",
+            "self-play games of v3 files: their players' recorded search\n\
+             scores stand for the search values (--search-weight blends\n\
+             them; without --search-labels, only theirs)",
+        ),
+        ToolOption::new(
             "--search-cache",
             "FILE",
             "the search values: read if made for these positions, depth and\n\
@@ -148,6 +155,7 @@ struct Options {
     solved_labels: bool,
     search_depth: u32,
     search_weight: f32,
+    recorded_scores: bool,
     search_cache: Option<PathBuf>,
     validation: Option<PathBuf>,
     out: Option<PathBuf>,
@@ -175,8 +183,23 @@ pub fn run(args: &[String]) -> Result<()> {
     if options.solved_labels {
         relabel_results_by_solved(&mut set.train);
     }
-    if options.search_depth > 0 {
-        let values = searched_values(&options, &set)?;
+    if options.search_depth > 0 || options.recorded_scores {
+        let mut values = if options.search_depth > 0 {
+            searched_values(&options, &set)?
+        } else {
+            set.train.iter().map(|position| position.label).collect()
+        };
+        if options.recorded_scores {
+            let recorded = recorded_values(&train_games);
+            ensure!(
+                recorded.len() == set.train.len(),
+                "{} recorded scores for {} training positions",
+                recorded.len(),
+                set.train.len()
+            );
+            let replaced = use_recorded_values(&set.train, &recorded, &mut values);
+            eprintln!("{replaced} training positions take their games' recorded search scores");
+        }
         blend_search_labels(&mut set.train, &values, options.search_weight);
     }
     eprintln!(
@@ -578,6 +601,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         solved_labels: false,
         search_depth: 0,
         search_weight: 0.5,
+        recorded_scores: false,
         search_cache: None,
         validation: None,
         out: None,
@@ -616,6 +640,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--solve-empties" => options.solve_empties = number(args.value(flag)?)? as u32,
             "--positions" => options.positions = Some(PathBuf::from(args.value(flag)?)),
             "--positions-only" => options.positions_only = true,
+            "--recorded-scores" => options.recorded_scores = true,
             "--window" => options.window = number(args.value(flag)?)? as u32,
             "--labels" => {
                 options.solved_labels = match args.value(flag)? {

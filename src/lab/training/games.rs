@@ -30,6 +30,10 @@ pub struct Game {
     pub theoretical: Option<(u8, i8)>,
     /// Positions before this many moves are not training samples (a random opening).
     pub first_sample: usize,
+    /// The players' recorded search score of the position before each move, for the side
+    /// to move in whole discs (self-play games of v3 files; `None` where the move was not
+    /// searched); empty for games that record none.
+    pub recorded: Vec<Option<i8>>,
 }
 
 /// Replays `squares` from the start, inserting passes; `None` on an illegal move.
@@ -91,6 +95,7 @@ pub fn read_wthor(path: &Path) -> Result<(Vec<Game>, usize)> {
             black_diff: black_diff.clamp(-64, 64) as i8,
             theoretical: Some((depth, (2 * theoretical - 64).clamp(-64, 64) as i8)),
             first_sample: 0,
+            recorded: Vec::new(),
         });
     }
     Ok((games, dropped))
@@ -136,6 +141,7 @@ pub fn parse_logbook_line(line: &str) -> Option<Game> {
         black_diff: black_diff.clamp(-64, 64) as i8,
         theoretical: None,
         first_sample: 0,
+        recorded: Vec::new(),
     })
 }
 

@@ -47,6 +47,7 @@ mod tests {
             black_diff,
             theoretical: None,
             first_sample: 0,
+            recorded: Vec::new(),
         };
         assert_eq!(fingerprint(&[game(2)]), fingerprint(&[game(2)]));
         assert_ne!(fingerprint(&[game(2)]), fingerprint(&[game(4)]));

@@ -38,7 +38,23 @@ impl SelfPlayGame {
                 self.black_result.get().clamp(-64, 64) as i8,
             )),
             first_sample: self.random_moves as usize,
+            recorded: self.recorded_by_ply(),
         }
+    }
+
+    /// The recorded search scores by ply (the position before each move; `None` where the
+    /// move was not searched or was a pass), empty when the game records none (v1, v2).
+    pub fn recorded_by_ply(&self) -> Vec<Option<i8>> {
+        let Some(scores) = &self.scores else {
+            return Vec::new();
+        };
+        let mut recorded = vec![None; self.moves.len()];
+        let first = self.random_moves as usize;
+        // The scores are those of the moves from the first after the random opening on.
+        for (slot, &score) in recorded[first..].iter_mut().zip(scores) {
+            *slot = score;
+        }
+        recorded
     }
 }
 
@@ -187,6 +203,60 @@ mod tests {
         let (read_config, games) = read_file(&text).unwrap();
         assert_eq!(read_config, config);
         assert_eq!(games[2], again.unwrap());
+    }
+
+    /// A v3 game's recorded scores line up with the positions `label_game` makes of it: each
+    /// searched position (from the first after the random opening to the solve point) has
+    /// the score its move recorded, every other none; `use_recorded_values` puts them in
+    /// place of the search values of the positions whose label is not exact. A v2 game has
+    /// none.
+    #[test]
+    fn recorded_scores_follow_the_labelled_positions() {
+        use crate::lab::training::{label_game, recorded_values, use_recorded_values, LabelKind};
+        let game = play_game(
+            &config(),
+            1,
+            &mut Search::new(4),
+            &mut EndgameSolver::new(4),
+        )
+        .unwrap();
+        let train = game.to_game();
+        let mut labelled = Vec::new();
+        label_game(&train, 0, None, &mut labelled);
+        let recorded = recorded_values(std::slice::from_ref(&train));
+        assert_eq!(recorded.len(), labelled.len());
+        let scores: Vec<i8> = game.scores.clone().unwrap().into_iter().flatten().collect();
+        let n = scores.len();
+        assert!(n > 5 && labelled.len() > n + 5);
+        assert_eq!(
+            recorded[..n].iter().map(|s| s.unwrap()).collect::<Vec<_>>(),
+            scores
+        );
+        assert!(recorded[n..].iter().all(Option::is_none));
+        // The first position after the random opening is the first sample.
+        let mut board = Board::start();
+        for &mv in &game.moves[..game.random_moves as usize] {
+            board.play(mv).unwrap();
+        }
+        assert_eq!(
+            (labelled[0].black, labelled[0].white),
+            (board.discs(Color::Black), board.discs(Color::White))
+        );
+
+        labelled[1].kind = LabelKind::Exact;
+        let mut values = vec![99i8; labelled.len()];
+        let replaced = use_recorded_values(&labelled, &recorded, &mut values);
+        assert_eq!(replaced, n - 1);
+        assert_eq!(values[0], scores[0]);
+        assert_eq!(values[1], 99, "an exact label keeps its value");
+        assert_eq!(values[2..n], scores[2..]);
+        assert!(values[n..].iter().all(|&v| v == 99));
+
+        let v2 = SelfPlayGame {
+            scores: None,
+            ..game
+        };
+        assert!(recorded_values(&[v2.to_game()]).iter().all(Option::is_none));
     }
 
     /// The game's scores: one a searched move (from the first after the random opening to
