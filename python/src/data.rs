@@ -91,18 +91,9 @@ pub fn selfplay_columns<'py>(
             };
             for (number, game) in games.iter().enumerate() {
                 let mut board = Board::start();
-                // The index of the next searched move among the game's scores.
-                let mut searched = 0;
+                let scores = game.scores_by_ply();
                 for (ply, &mv) in game.moves.iter().enumerate() {
-                    let after_random = ply >= game.random_moves as usize;
-                    let is_searched = after_random
-                        && (game.solve_empties == 0 || board.empties() > game.solve_empties);
-                    let score = match (&game.scores, is_searched) {
-                        (Some(scores), true) => scores[searched].unwrap_or(NO_SCORE),
-                        _ => NO_SCORE,
-                    };
-                    searched += usize::from(is_searched);
-                    if after_random && !board.must_pass() {
+                    if ply >= game.random_moves as usize && !board.must_pass() {
                         let result = match board.side_to_move() {
                             tsuru::board::Color::Black => game.black_result.get(),
                             tsuru::board::Color::White => -game.black_result.get(),
@@ -117,6 +108,7 @@ pub fn selfplay_columns<'py>(
                         let exact = game.solve_empties > 0 && board.empties() <= game.solve_empties;
                         columns.exact.push(u8::from(exact));
                         columns.game.extend((number as u32).to_le_bytes());
+                        let score = scores.get(ply).copied().flatten().unwrap_or(NO_SCORE);
                         columns.score.push(score as u8);
                     }
                     board.play(mv)?;

@@ -273,21 +273,6 @@ pub fn stored_score(discs: f64) -> i8 {
         .clamp(-(SCORE_LIMIT as f64), SCORE_LIMIT as f64) as i8
 }
 
-/// How many of `moves` were searched: those after the first `random_moves` played while the
-/// board had more than `solve_empties` empties (all of them when `solve_empties` is 0, a
-/// game that ended before its solve point). `moves` must be legal from the start.
-fn searched_moves(moves: &[Move], random_moves: u32, solve_empties: u32) -> Result<usize> {
-    let mut board = Board::start();
-    let mut searched = 0;
-    for (ply, &mv) in moves.iter().enumerate() {
-        if ply >= random_moves as usize && (solve_empties == 0 || board.empties() > solve_empties) {
-            searched += 1;
-        }
-        board.play(mv)?;
-    }
-    Ok(searched)
-}
-
 impl SelfPlayGame {
     /// The stored line.
     pub fn to_line(&self) -> String {
@@ -321,15 +306,23 @@ impl SelfPlayGame {
                 .with_context(|| format!("bad number {:?}", words[i]))
         };
         let moves = notation::parse_transcript(words[4])?;
+        let random_moves = number(1)? as usize;
+        let solve_empties = number(2)? as u32;
+        // The searched moves (see `parse_scores`): after the random opening, while more
+        // than `solve_empties` squares were empty (all of them in a game that ended first).
+        let mut searched = 0;
         let mut board = Board::start();
-        for &mv in &moves {
+        for (ply, &mv) in moves.iter().enumerate() {
+            if ply >= random_moves && (solve_empties == 0 || board.empties() > solve_empties) {
+                searched += 1;
+            }
             board.play(mv)?;
         }
         ensure!(board.is_game_over(), "the game is not over: {line:?}");
         let game = SelfPlayGame {
             index: number(0)? as u64,
-            random_moves: number(1)? as u32,
-            solve_empties: number(2)? as u32,
+            random_moves: random_moves as u32,
+            solve_empties,
             black_result: Discs::new(number(3)? as i32),
             moves,
             scores: None,
@@ -345,18 +338,33 @@ impl SelfPlayGame {
             "more random moves than moves"
         );
         let scores = match words.get(5) {
-            Some(field) => Some(game.parse_scores(field)?),
+            Some(field) => Some(game.parse_scores(field, searched)?),
             None => None,
         };
         Ok(SelfPlayGame { scores, ..game })
     }
 
-    /// The scores field of a v3 line (`s` and a character a searched move) for this game.
-    fn parse_scores(&self, field: &str) -> Result<Vec<Option<i8>>> {
+    /// The scores by ply (the position before each move; `None` where the move was not
+    /// searched or was a pass), empty when the game records none (v1, v2). The searched
+    /// moves are the first ones after the random opening, so the scores start there.
+    pub fn scores_by_ply(&self) -> Vec<Option<i8>> {
+        let Some(scores) = &self.scores else {
+            return Vec::new();
+        };
+        let mut by_ply = vec![None; self.moves.len()];
+        let first = self.random_moves as usize;
+        for (slot, &score) in by_ply[first..].iter_mut().zip(scores) {
+            *slot = score;
+        }
+        by_ply
+    }
+
+    /// The scores field of a v3 line (`s` and a character a searched move) for this game,
+    /// whose first `searched` moves after the random opening were searched.
+    fn parse_scores(&self, field: &str, searched: usize) -> Result<Vec<Option<i8>>> {
         let chars = field
             .strip_prefix('s')
             .with_context(|| format!("the scores field does not start with s: {field:?}"))?;
-        let searched = searched_moves(&self.moves, self.random_moves, self.solve_empties)?;
         ensure!(
             chars.len() == searched,
             "{} scores for {searched} searched moves",

@@ -76,9 +76,7 @@ pub fn label_game(
     let result = i32::from(game.black_diff);
     let first = out.len();
     for &mv in &game.moves {
-        let sample =
-            board.ply() >= game.first_sample && !board.is_game_over() && !board.must_pass();
-        if sample {
+        if is_sample(game, &board) {
             let (mut black_label, mut kind) = match game.theoretical {
                 // The start position is a draw with perfect play (Othello was weakly solved
                 // by Takizawa in 2023), whatever a game played from it ended in.
@@ -216,6 +214,12 @@ pub fn search_values_description(positions: &str, depth: u32, count: usize) -> S
     )
 }
 
+/// Whether `board`, a position of `game`, is a training sample ([`label_game`] labels it):
+/// after the game's excluded opening, with a move for the side to move.
+fn is_sample(game: &Game, board: &Board) -> bool {
+    board.ply() >= game.first_sample && !board.is_game_over() && !board.must_pass()
+}
+
 /// The recorded search scores of the positions `label_game` makes of `games` (in the same
 /// order, one for each: the position's [`Game::recorded`] score, `None` where its game
 /// records none for it).
@@ -224,8 +228,7 @@ pub fn recorded_values(games: &[Game]) -> Vec<Option<i8>> {
     for game in games {
         let mut board = Board::start();
         for (ply, &mv) in game.moves.iter().enumerate() {
-            // The same positions as `label_game` samples.
-            if board.ply() >= game.first_sample && !board.is_game_over() && !board.must_pass() {
+            if is_sample(game, &board) {
                 out.push(game.recorded.get(ply).copied().flatten());
             }
             if board.play(mv).is_err() {
@@ -246,9 +249,9 @@ pub fn use_recorded_values(
     values: &mut [i8],
 ) -> usize {
     let mut replaced = 0;
-    for ((position, score), value) in positions.iter().zip(recorded).zip(values) {
-        if let (Some(score), true) = (score, position.kind != LabelKind::Exact) {
-            *value = *score;
+    for ((position, &score), value) in positions.iter().zip(recorded).zip(values) {
+        if let Some(score) = score.filter(|_| position.kind != LabelKind::Exact) {
+            *value = score;
             replaced += 1;
         }
     }

@@ -38,23 +38,8 @@ impl SelfPlayGame {
                 self.black_result.get().clamp(-64, 64) as i8,
             )),
             first_sample: self.random_moves as usize,
-            recorded: self.recorded_by_ply(),
+            recorded: self.scores_by_ply(),
         }
-    }
-
-    /// The recorded search scores by ply (the position before each move; `None` where the
-    /// move was not searched or was a pass), empty when the game records none (v1, v2).
-    pub fn recorded_by_ply(&self) -> Vec<Option<i8>> {
-        let Some(scores) = &self.scores else {
-            return Vec::new();
-        };
-        let mut recorded = vec![None; self.moves.len()];
-        let first = self.random_moves as usize;
-        // The scores are those of the moves from the first after the random opening on.
-        for (slot, &score) in recorded[first..].iter_mut().zip(scores) {
-            *slot = score;
-        }
-        recorded
     }
 }
 
