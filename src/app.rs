@@ -76,6 +76,10 @@ const SUBCOMMANDS: &[Subcommand] = &[
         run: tools::datagen::run,
     },
     Subcommand {
+        spec: &tools::rescore::SPEC,
+        run: tools::rescore::run,
+    },
+    Subcommand {
         spec: &tools::label::SPEC,
         run: tools::label::run,
     },

@@ -417,14 +417,7 @@ fn training_reads_the_recorded_scores() {
     let line = format!("{expected} training positions take their games' recorded search scores");
     assert!(said.lines().any(|l| l == line), "{said}");
     let v2 = path("train-v2.txt");
-    let v2_text: String = text
-        .lines()
-        .map(|l| match l.rsplit_once(" s") {
-            Some((game, _)) if !l.starts_with('#') => format!("{game}\n"),
-            _ => format!("{}\n", l.replacen(" v3 ", " v2 ", 1)),
-        })
-        .collect();
-    std::fs::write(&v2, v2_text).unwrap();
+    std::fs::write(&v2, without_scores(&text)).unwrap();
     let out = train(&v2);
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{said}");
@@ -432,5 +425,85 @@ fn training_reads_the_recorded_scores() {
         said.lines()
             .any(|l| l == "0 training positions take their games' recorded search scores"),
         "{said}"
+    );
+}
+
+/// `text`, a v3 self-play file, as the v2 file of the same games (no scores).
+fn without_scores(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.rsplit_once(" s") {
+            Some((game, _)) if !l.starts_with('#') => format!("{game}\n"),
+            _ => format!("{}\n", l.replacen(" v3 ", " v2 ", 1)),
+        })
+        .collect()
+}
+
+fn rescore(input: &PathBuf, out: &PathBuf, extra: &[&str]) -> std::process::Output {
+    Command::new(TSURU)
+        .arg("rescore")
+        .arg("--in")
+        .arg(input)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+/// `tsuru rescore` turns a v2 file into the v3 file of the same games: at the players' depth
+/// (two plies here, where a search's value does not depend on what its table held before)
+/// exactly the file a v3 run writes, on one thread or two, and the same again when a stopped
+/// run is continued; an output of other games and a file played with other weights are
+/// refused.
+#[test]
+fn rescoring_a_v2_file_gives_the_v3_run() {
+    let v3 = path("rescore-v3.txt");
+    assert!(datagen(&v3, &["--games", "5"]).status.success());
+    let whole = std::fs::read_to_string(&v3).unwrap();
+    let v2 = path("rescore-v2.txt");
+    std::fs::write(&v2, without_scores(&whole)).unwrap();
+    for threads in ["1", "2"] {
+        let out = path("rescored.txt");
+        let done = rescore(&v2, &out, &["--threads", threads]);
+        assert!(
+            succeeded(&done),
+            "{}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), whole);
+    }
+    // Stopped in the middle of writing the third game: continued to the same file.
+    let out = path("rescored-partial.txt");
+    let lines = game_lines(&whole);
+    let cut = whole.find(lines[2]).unwrap() + lines[2].len() / 2;
+    std::fs::write(&out, &whole[..cut]).unwrap();
+    assert!(succeeded(&rescore(&v2, &out, &["--threads", "2"])));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), whole);
+    // A v3 input is scored again the same way.
+    let again = path("rescored-again.txt");
+    assert!(succeeded(&rescore(&v3, &again, &[])));
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), whole);
+
+    // An output that holds other games (the first one left out) is refused and kept.
+    let other = path("rescored-other.txt");
+    let header_end = whole.find('\n').unwrap() + 1;
+    let skipped = format!("{}{}\n", &whole[..header_end], lines[1]);
+    std::fs::write(&other, &skipped).unwrap();
+    let refused = rescore(&v2, &other, &[]);
+    assert!(!succeeded(&refused));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("does not hold the first games"));
+    assert_eq!(std::fs::read_to_string(&other).unwrap(), skipped);
+    // A file whose header names other weights than the players' searched with.
+    let foreign = path("rescore-foreign.txt");
+    let v2_text = without_scores(&whole);
+    let id = format!("{:08x}", Weights::file_id(SHIPPED_WEIGHTS).unwrap());
+    assert!(v2_text.contains(&id));
+    std::fs::write(&foreign, v2_text.replacen(&id, "0badc0de", 1)).unwrap();
+    let refused = rescore(&foreign, &path("rescored-foreign.txt"), &[]);
+    assert!(!succeeded(&refused));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("was played with weights 0badc0de"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
     );
 }

@@ -215,3 +215,78 @@ fn two_label_shards_merged_equal_the_unsharded_values_and_train_reads_them() {
         assert_eq!(std::fs::read(file).unwrap(), before, "the file was changed");
     }
 }
+
+/// The search values of other weights (`tsuru label --eval-file`, `tsuru train
+/// --search-eval-file`): the two write the same cache, which names those weights, differs
+/// from the shipped weights' values, and is read back only for the same weights.
+#[test]
+fn search_values_of_other_weights_are_named_and_kept_apart() {
+    use tsuru::eval::pattern::Weights;
+    use tsuru::eval::SHIPPED_WEIGHTS;
+    let (games, positions) = positions();
+    // The shipped weights with every stage's bias three discs higher: other values.
+    let mut other = Weights::from_bytes(SHIPPED_WEIGHTS).unwrap();
+    for bias in other.bias.iter_mut() {
+        *bias += 300;
+    }
+    let other_bytes = other.to_bytes();
+    let other_file = path("other-weights.tsw");
+    std::fs::write(&other_file, &other_bytes).unwrap();
+    let other_id = format!("{:08x}", Weights::file_id(&other_bytes).unwrap());
+
+    let labelled = path("other-labels.bin");
+    assert!(succeeded(&label(
+        &positions,
+        &labelled,
+        &["--eval-file", text(&other_file)]
+    )));
+    let shipped = path("shipped-labels.bin");
+    assert!(succeeded(&label(&positions, &shipped, &[])));
+    let (other_values, shipped_values) = (
+        std::fs::read(&labelled).unwrap(),
+        std::fs::read(&shipped).unwrap(),
+    );
+    let header = |bytes: &[u8]| {
+        let end = bytes.iter().position(|&b| b == b'\n').unwrap();
+        String::from_utf8(bytes[..end].to_vec()).unwrap()
+    };
+    assert!(header(&other_values).contains(&format!("with weights {other_id} ")));
+    assert!(!header(&shipped_values).contains(&other_id));
+    assert_ne!(
+        other_values[header(&other_values).len()..],
+        shipped_values[header(&shipped_values).len()..]
+    );
+
+    // train with those weights writes the same cache, and reads it back without searching.
+    let cache = path("other-cache.bin");
+    let with_other = |cache: &Path| {
+        tsuru(&[
+            "train",
+            "--selfplay",
+            text(&games),
+            "--holdout-every",
+            "4",
+            "--positions",
+            text(&positions),
+            "--search-labels",
+            "2",
+            "--search-eval-file",
+            text(&other_file),
+            "--search-cache",
+            text(cache),
+            "--stages",
+            "1",
+            "--epochs",
+            "1",
+        ])
+    };
+    assert!(succeeded(&with_other(&cache)));
+    assert_eq!(std::fs::read(&cache).unwrap(), other_values);
+    let out = with_other(&labelled);
+    assert!(succeeded(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("search values from"));
+    // The shipped weights do not take the other weights' values.
+    let out = train_with_cache(&games, &positions, &labelled);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("holds search values of other"));
+}

@@ -2,7 +2,8 @@
 //! suites), `accuracy` (fixed-depth searches against exact scores), `bench`, `match`
 //! (engine-versus-engine games), `train` (fitting the pattern evaluation), `datagen`
 //! (self-play games for training), `label` (the search values of training positions), `merge`
-//! (joining the shards of a `datagen` run or a `label` job), `probcut` (measuring the
+//! (joining the shards of a `datagen` run or a `label` job), `rescore` (search scores for
+//! the games of a self-play file made without them), `probcut` (measuring the
 //! selective search's statistics) and `decided` (where a match's games were decided).
 //!
 //! Each tool describes its command line once, as a [`ToolSpec`] (its `SPEC`): a table of
@@ -23,6 +24,7 @@ pub mod label;
 pub mod match_cli;
 pub mod merge;
 pub mod probcut;
+pub mod rescore;
 pub mod solve;
 pub mod tables;
 pub mod train;

@@ -147,8 +147,8 @@ pub fn relabel_results_by_solved(positions: &mut [Labelled]) {
 }
 
 /// Search values of `positions` (bootstrapped labels): for each position whose label is not
-/// exact, the value of a `depth`-ply midgame search with the shipped evaluation and its
-/// selective search, in whole discs for the side to move; an exact label is returned as it is.
+/// exact, the value of a `depth`-ply midgame search with `eval` (the weights and their
+/// selective search), in whole discs for the side to move; an exact label is returned as it is.
 ///
 /// Each game's positions are searched in order with the table cleared at the game's first
 /// position (a 1 MiB table: the positions of one game share entries), so the values depend
@@ -158,6 +158,7 @@ pub fn search_values(
     positions: &[Labelled],
     depth: u32,
     threads: usize,
+    eval: &EvalBundle,
     progress: impl Fn(usize) + Sync,
 ) -> Vec<i8> {
     // Chunks start at game boundaries so that every chunk's first position clears the table
@@ -178,6 +179,7 @@ pub fn search_values(
     };
     map_chunks(&games, threads, |chunk, games| {
         let mut search = Search::new(2);
+        search.set_evaluation(eval.clone());
         let stop = AtomicBool::new(false);
         let mut out = Vec::new();
         for &(start, end) in games {
@@ -203,10 +205,15 @@ pub fn search_values(
 
 /// The description of the [`search_values`] of `count` training positions at `depth` plies,
 /// as their cache records it (`tsuru train --search-cache`, `tsuru label`): the positions'
-/// own description, the depth, the checksum of the weights that search (the shipped ones, so
-/// values made by another build's weights are not taken for this one's) and the count.
-pub fn search_values_description(positions: &str, depth: u32, count: usize) -> String {
-    let weights = EvalBundle::shipped()
+/// own description, the depth, the checksum of the weights `eval` that search (so values made
+/// with other weights are not taken for these) and the count.
+pub fn search_values_description(
+    positions: &str,
+    depth: u32,
+    count: usize,
+    eval: &EvalBundle,
+) -> String {
+    let weights = eval
         .weights_id()
         .map_or("v1".to_string(), |id| id.to_string());
     format!(
@@ -443,7 +450,7 @@ mod tests {
         // At 6 plies, positions with 6 or fewer empties are searched to the end: their value
         // is the exact one. Exact labels (the start position) come back unchanged.
         let positions = lowest_square_positions();
-        let values = search_values(&positions, 6, 1, |_| {});
+        let values = search_values(&positions, 6, 1, &EvalBundle::shipped(), |_| {});
         assert_eq!(values.len(), positions.len());
         assert_eq!(positions[0].kind, LabelKind::Exact);
         assert_eq!(values[0], positions[0].label);
@@ -472,8 +479,8 @@ mod tests {
         // Two games: cut into two chunks or one, each game is searched from a clear table.
         let mut positions = lowest_square_positions();
         positions.extend(lowest_square_positions());
-        let one = search_values(&positions, 3, 1, |_| {});
-        let two = search_values(&positions, 3, 2, |_| {});
+        let one = search_values(&positions, 3, 1, &EvalBundle::shipped(), |_| {});
+        let two = search_values(&positions, 3, 2, &EvalBundle::shipped(), |_| {});
         assert_eq!(one, two);
         let half = positions.len() / 2;
         assert_eq!(

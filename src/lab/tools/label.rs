@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! tsuru label --positions positions.bin --depth 4 --out search-d4.bin [--shard K/N] [--threads N]
+//!     [--eval-file WEIGHTS]
 //! ```
 //!
 //! The positions file is the one `tsuru train --positions FILE` writes (`--positions-only`
@@ -13,7 +14,8 @@
 //! ([`crate::lab::training::shards::value_range`]), and `tsuru merge` joins the N shards into
 //! that same cache. Each game's positions are searched from a cleared table
 //! ([`crate::lab::training::search_values`]), so the values depend neither on the thread count
-//! nor on the shard.
+//! nor on the shard. They search with the shipped evaluation, or `--eval-file`'s (as `tsuru
+//! train --search-eval-file`); the file records which weights searched.
 //!
 //! Values are appended a batch of whole games at a time; a run stopped at any point is
 //! continued by the same command (what was written of an unfinished game is searched again).
@@ -25,8 +27,9 @@ use std::time::Instant;
 use anyhow::{ensure, Context, Result};
 
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
-use crate::cli::search_options::{self, THREADS};
+use crate::cli::search_options::{SearchOptions, EVAL_FILE, THREADS};
 use crate::config::default_threads;
+use crate::eval::EvalBundle;
 use crate::formats::search_cache::{self, ValueShard};
 use crate::formats::Shard;
 use crate::lab::training::positions::PositionSet;
@@ -61,6 +64,7 @@ pub const SPEC: ToolSpec = ToolSpec {
              joins the N shards)",
         ),
         ToolOption::shared(THREADS, "every core"),
+        ToolOption::shared(EVAL_FILE, ""),
     ],
     notes: "Without --shard, --out is the file train --search-cache reads for the same positions\n\
             and depth.",
@@ -76,6 +80,8 @@ struct Options {
     out: PathBuf,
     shard: Option<Shard>,
     threads: usize,
+    /// The searches' evaluation (`--eval-file`, else the shipped one).
+    eval: EvalBundle,
 }
 
 /// Runs the tool.
@@ -83,7 +89,12 @@ pub fn run(args: &[String]) -> Result<()> {
     let options = parse_args(args)?;
     let set = PositionSet::read(&options.positions)?;
     let positions = &set.train;
-    let job = search_values_description(&set.description, options.depth, positions.len());
+    let job = search_values_description(
+        &set.description,
+        options.depth,
+        positions.len(),
+        &options.eval,
+    );
     let (range, description) = match options.shard {
         Some(shard) => {
             let range = value_range(positions, shard);
@@ -147,7 +158,13 @@ pub fn run(args: &[String]) -> Result<()> {
         let end = (end..=range.end)
             .find(|&i| is_game_boundary(positions, i))
             .unwrap_or(range.end);
-        let values = search_values(&positions[at..end], options.depth, options.threads, |_| {});
+        let values = search_values(
+            &positions[at..end],
+            options.depth,
+            options.threads,
+            &options.eval,
+            |_| {},
+        );
         let bytes: Vec<u8> = values.iter().map(|&value| value as u8).collect();
         file.write_all(&bytes)
             .and_then(|_| file.flush())
@@ -177,7 +194,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
     let mut depth = None;
     let mut out = None;
     let mut shard = None;
-    let mut threads = default_threads();
+    let mut search = SearchOptions::new(default_threads(), 1);
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
         let Arg::Flag(flag) = arg else {
@@ -188,9 +205,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--depth" => depth = Some(args.whole_number(flag)?),
             "--out" => out = Some(PathBuf::from(args.value(flag)?)),
             "--shard" => shard = Some(Shard::parse(args.value(flag)?)?),
-            "--threads" => {
-                threads = search_options::value(flag, args.value(flag)?, search_options::threads)?
-            }
+            "--threads" | "--eval-file" => search.set(flag, args.value(flag)?)?,
             _ => return Err(args.unexpected(arg)),
         }
     }
@@ -202,6 +217,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         depth: depth as u32,
         out: out.with_context(|| required("--out"))?,
         shard,
-        threads,
+        threads: search.threads,
+        eval: search.eval()?,
     })
 }

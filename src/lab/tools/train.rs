@@ -20,7 +20,7 @@ use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::{Board, Color};
 use crate::cli::search_options;
 use crate::eval::pattern::{layout, PatternEval, Weights};
-use crate::eval::{Evaluation, SeedsEval};
+use crate::eval::{EvalBundle, EvalChoice, Evaluation, SeedsEval};
 use crate::formats::{search_cache, validation};
 use crate::lab::parallel::map_chunks;
 use crate::lab::training::fit::{errors, fit_stage, FitConfig, StageFit};
@@ -95,8 +95,15 @@ pub const SPEC: ToolSpec = ToolSpec {
         ToolOption::new(
             "--search-labels",
             "DEPTH",
-            "blend a DEPTH-ply search of the shipped evaluation into every\n\
-             label that is not exact (default 0: none)",
+            "blend a DEPTH-ply search of the shipped evaluation (or\n\
+             --search-eval-file's) into every label that is not exact\n\
+             (default 0: none)",
+        ),
+        ToolOption::new(
+            "--search-eval-file",
+            "WEIGHTS",
+            "those searches use these weights and the statistics beside them\n\
+             instead of the shipped ones",
         ),
         ToolOption::new(
             "--search-weight",
@@ -155,6 +162,8 @@ struct Options {
     solved_labels: bool,
     search_depth: u32,
     search_weight: f32,
+    /// The evaluation of the `--search-labels` searches.
+    search_eval: Option<String>,
     recorded_scores: bool,
     search_cache: Option<PathBuf>,
     validation: Option<PathBuf>,
@@ -410,8 +419,16 @@ fn label_games(games: &[Game], options: &Options, solve_empties: u32) -> Vec<Lab
 /// otherwise searched on the configured threads and, with `--search-cache`, written there
 /// (the file: [`crate::formats::search_cache`]).
 fn searched_values(options: &Options, set: &PositionSet) -> Result<Vec<i8>> {
-    let description =
-        search_values_description(&set.description, options.search_depth, set.train.len());
+    let eval = match &options.search_eval {
+        Some(path) => EvalChoice::File(path.clone()).build()?,
+        None => EvalBundle::shipped(),
+    };
+    let description = search_values_description(
+        &set.description,
+        options.search_depth,
+        set.train.len(),
+        &eval,
+    );
     if let Some(path) = options.search_cache.as_deref().filter(|p| p.exists()) {
         let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
         let values =
@@ -436,6 +453,7 @@ fn searched_values(options: &Options, set: &PositionSet) -> Result<Vec<i8>> {
         &set.train,
         options.search_depth,
         options.fit.threads,
+        &eval,
         |done| {
             if done % 20_000 < 60 {
                 let seconds = started.elapsed().as_secs_f64();
@@ -601,6 +619,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         solved_labels: false,
         search_depth: 0,
         search_weight: 0.5,
+        search_eval: None,
         recorded_scores: false,
         search_cache: None,
         validation: None,
@@ -651,6 +670,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
             }
             "--search-labels" => options.search_depth = number(args.value(flag)?)? as u32,
             "--search-weight" => options.search_weight = number(args.value(flag)?)? as f32,
+            "--search-eval-file" => options.search_eval = Some(args.value(flag)?.to_string()),
             "--search-cache" => options.search_cache = Some(PathBuf::from(args.value(flag)?)),
             "--validation" => options.validation = Some(PathBuf::from(args.value(flag)?)),
             "--out" => options.out = Some(PathBuf::from(args.value(flag)?)),
@@ -663,6 +683,10 @@ fn parse_args(args: &[String]) -> Result<Options> {
     ensure!(
         !options.positions_only || options.positions.is_some(),
         "--positions-only needs --positions FILE"
+    );
+    ensure!(
+        options.search_eval.is_none() || options.search_depth > 0,
+        "--search-eval-file goes with --search-labels"
     );
     ensure!(
         (0.0..=1.0).contains(&options.search_weight),

@@ -70,12 +70,7 @@ pub fn play_game(
         play(&mut board, &mut moves, mv)?;
     }
     let random_moves = moves.len() as u32;
-    let limits = SearchLimits {
-        depth: Some(config.depth),
-        exact_empties: 0,
-        wld_empties: 0,
-        ..SearchLimits::default()
-    };
+    let limits = player_limits(config.depth);
     let stop = AtomicBool::new(false);
     let mut scores = Vec::new();
     while !board.is_game_over() && board.empties() > config.solve_empties {
@@ -116,6 +111,52 @@ pub fn play_game(
         moves,
         scores: config.scores.then_some(scores),
     })
+}
+
+/// The players' search: `depth` plies, never exact or win-loss-draw at the root.
+fn player_limits(depth: u32) -> SearchLimits {
+    SearchLimits {
+        depth: Some(depth),
+        exact_empties: 0,
+        wld_empties: 0,
+        ..SearchLimits::default()
+    }
+}
+
+/// `game` with the scores a v3 file stores (see [`SelfPlayGame::scores`]), searched now
+/// `depth` plies deep with `search` (its evaluation should be the one that played the game):
+/// each searched position's value for the side to move, `None` at a forced pass. The table
+/// is cleared at the game's start and kept through its positions, so a game's scores depend
+/// on the game, the depth and the evaluation alone (not on the games scored before it with
+/// the same `search`). A generator's recorded scores can differ from these by a disc or so
+/// where its table, kept from game to game, held other bounds.
+pub fn rescore_game(game: &SelfPlayGame, depth: u32, search: &mut Search) -> SelfPlayGame {
+    search.clear_in_place();
+    let limits = player_limits(depth);
+    let stop = AtomicBool::new(false);
+    let mut board = Board::start();
+    let mut scores = Vec::new();
+    for (ply, &mv) in game.moves.iter().enumerate() {
+        // The searched moves, by the rule `SelfPlayGame::parse_line` checks the scores with.
+        if ply >= game.random_moves as usize
+            && (game.solve_empties == 0 || board.empties() > game.solve_empties)
+        {
+            scores.push(match mv {
+                Move::Pass => None,
+                Move::Play(_) => {
+                    let result = search.iterate(&board, &limits, &stop, &mut |_| {});
+                    Some(stored_score(result.score.discs()))
+                }
+            });
+        }
+        board
+            .play(mv)
+            .expect("a stored game was replayed when it was read");
+    }
+    SelfPlayGame {
+        scores: Some(scores),
+        ..game.clone()
+    }
 }
 
 #[cfg(test)]
@@ -242,6 +283,32 @@ mod tests {
             ..game
         };
         assert!(recorded_values(&[v2.to_game()]).iter().all(Option::is_none));
+    }
+
+    /// Rescoring gives a game the scores its players recorded (at the players' depth, from
+    /// the game's v2 line as well), reads back through `parse_line`, and depends neither on
+    /// what the search scored before nor on the scores the game held.
+    #[test]
+    fn rescored_games_get_their_players_scores() {
+        let config = config();
+        let mut search = Search::new(4);
+        let mut solver = EndgameSolver::new(4);
+        let mut used = Search::new(4);
+        for index in 0..3 {
+            let game = play_game(&config, index, &mut search, &mut solver).unwrap();
+            let v2 = SelfPlayGame {
+                scores: None,
+                ..game.clone()
+            };
+            assert_eq!(rescore_game(&v2, config.depth, &mut Search::new(4)), game);
+            assert_eq!(rescore_game(&game, config.depth, &mut used), game);
+            // Deeper: the same scores from a fresh search and from one that scored the other
+            // games first, and a line that reads back.
+            let deep = rescore_game(&v2, 6, &mut Search::new(4));
+            assert_eq!(rescore_game(&game, 6, &mut used), deep);
+            assert_eq!(SelfPlayGame::parse_line(&deep.to_line()).unwrap(), deep);
+            assert_ne!(deep.scores, game.scores, "six plies see more than two");
+        }
     }
 
     /// The game's scores: one a searched move (from the first after the random opening to
