@@ -391,7 +391,12 @@ mod tests {
         );
         assert_eq!(
             label::SPEC.usage(),
-            "label --positions FILE --depth D --out FILE [--shard K/N] [--threads N]"
+            "label --positions FILE --depth D --out FILE [--shard K/N] [--threads N] \
+             [--eval-file WEIGHTS]"
+        );
+        assert_eq!(
+            rescore::SPEC.usage(),
+            "rescore --in FILE --out FILE [--threads N] [--hash MB] [--eval-file WEIGHTS]"
         );
         assert_eq!(merge::SPEC.usage(), "merge --out FILE SHARD...");
     }
@@ -427,11 +432,12 @@ mod tests {
                 same(spec, shared);
             }
         }
-        // Two tools search with settings of their own and take part of the group: label's
-        // values must be those train computes (a small fixed table, the shipped weights), and
-        // probcut's table sizes are part of what it measures.
+        // Three tools search with settings of their own and take part of the group: label's
+        // values must be those train computes (a small fixed table), probcut's table sizes
+        // are part of what it measures, and rescore's threads score games, one search each.
         for (spec, flags) in [
-            (&label::SPEC, &["--threads"][..]),
+            (&label::SPEC, &["--threads", "--eval-file"][..]),
+            (&rescore::SPEC, &["--threads", "--hash", "--eval-file"]),
             (&probcut::SPEC, &["--threads", "--eval-file"]),
         ] {
             for shared in GROUP {
@@ -452,6 +458,7 @@ mod tests {
             (&bench::SPEC, DEFAULT_HASH_MB),
             (&book::SPEC, book::BOOK_HASH_MB),
             (&datagen::SPEC, datagen::SELFPLAY_HASH_MB),
+            (&rescore::SPEC, datagen::SELFPLAY_HASH_MB),
             (&decided::SPEC, solve::SOLVER_HASH_MB),
             (&solve::SPEC, solve::SOLVER_HASH_MB),
         ] {

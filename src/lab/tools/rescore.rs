@@ -41,11 +41,12 @@ pub const SPEC: ToolSpec = ToolSpec {
             "FILE",
             "the v3 file; an existing one is continued (required)",
         ),
-        ToolOption::shared(THREADS, "every core; one game a thread"),
-        ToolOption::shared(HASH, "16, each thread's"),
+        ToolOption::shared(THREADS, "every core"),
+        ToolOption::shared(HASH, "16"),
         ToolOption::shared(EVAL_FILE, ""),
     ],
-    notes: "The weights must be those the file's header names (the players').",
+    notes: "Each thread scores one game at a time with its own table of --hash MB. The weights\n\
+            must be those the file's header names (the players').",
 };
 
 /// Games scored between two writes, per thread: about half a minute of 12-ply searches, so a
