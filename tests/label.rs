@@ -66,7 +66,12 @@ fn positions() -> (PathBuf, PathBuf) {
 /// `tsuru train` on the games and positions with 2-ply search labels cached in `cache`, a
 /// one-stage, one-epoch fit (the fit is not what is tested).
 fn train_with_cache(games: &Path, positions: &Path, cache: &Path) -> Output {
-    tsuru(&[
+    train_with_cache_and(games, positions, cache, &[])
+}
+
+/// [`train_with_cache`] with `extra` arguments.
+fn train_with_cache_and(games: &Path, positions: &Path, cache: &Path, extra: &[&str]) -> Output {
+    let args = [
         "train",
         "--selfplay",
         text(games),
@@ -82,7 +87,8 @@ fn train_with_cache(games: &Path, positions: &Path, cache: &Path) -> Output {
         "1",
         "--epochs",
         "1",
-    ])
+    ];
+    tsuru(&[&args[..], extra].concat())
 }
 
 fn label(positions: &Path, out: &Path, extra: &[&str]) -> Output {
@@ -260,25 +266,12 @@ fn search_values_of_other_weights_are_named_and_kept_apart() {
     // train with those weights writes the same cache, and reads it back without searching.
     let cache = path("other-cache.bin");
     let with_other = |cache: &Path| {
-        tsuru(&[
-            "train",
-            "--selfplay",
-            text(&games),
-            "--holdout-every",
-            "4",
-            "--positions",
-            text(&positions),
-            "--search-labels",
-            "2",
-            "--search-eval-file",
-            text(&other_file),
-            "--search-cache",
-            text(cache),
-            "--stages",
-            "1",
-            "--epochs",
-            "1",
-        ])
+        train_with_cache_and(
+            &games,
+            &positions,
+            cache,
+            &["--search-eval-file", text(&other_file)],
+        )
     };
     assert!(succeeded(&with_other(&cache)));
     assert_eq!(std::fs::read(&cache).unwrap(), other_values);

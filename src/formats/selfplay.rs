@@ -273,6 +273,14 @@ pub fn stored_score(discs: f64) -> i8 {
         .clamp(-(SCORE_LIMIT as f64), SCORE_LIMIT as f64) as i8
 }
 
+/// Whether the move at `ply`, played with `empties` empty squares, was one the players
+/// searched (a v3 line stores a score for each): after the `random_moves` random opening
+/// moves, while more than `solve_empties` squares were empty (all of them in a game that
+/// ended before its solve point, stored with `solve_empties` 0).
+pub fn is_searched(ply: usize, empties: u32, random_moves: u32, solve_empties: u32) -> bool {
+    ply >= random_moves as usize && (solve_empties == 0 || empties > solve_empties)
+}
+
 impl SelfPlayGame {
     /// The stored line.
     pub fn to_line(&self) -> String {
@@ -308,14 +316,15 @@ impl SelfPlayGame {
         let moves = notation::parse_transcript(words[4])?;
         let random_moves = number(1)? as usize;
         let solve_empties = number(2)? as u32;
-        // The searched moves (see `parse_scores`): after the random opening, while more
-        // than `solve_empties` squares were empty (all of them in a game that ended first).
         let mut searched = 0;
         let mut board = Board::start();
         for (ply, &mv) in moves.iter().enumerate() {
-            if ply >= random_moves && (solve_empties == 0 || board.empties() > solve_empties) {
-                searched += 1;
-            }
+            searched += usize::from(is_searched(
+                ply,
+                board.empties(),
+                random_moves as u32,
+                solve_empties,
+            ));
             board.play(mv)?;
         }
         ensure!(board.is_game_over(), "the game is not over: {line:?}");

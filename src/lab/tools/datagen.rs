@@ -33,7 +33,7 @@
 //! shards are the way to use more cores reproducibly).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{ensure, Context, Result};
@@ -117,19 +117,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut next = options.first_index;
     let mut done = 0u64;
     if options.out.exists() {
-        let mut text = std::fs::read_to_string(&options.out)
-            .with_context(|| format!("reading {}", options.out.display()))?;
-        if !text.is_empty() && !text.ends_with('\n') {
-            // A run stopped in the middle of writing a line: drop the partial game.
-            let keep = text.rfind('\n').map_or(0, |i| i + 1);
-            eprintln!(
-                "dropping an unfinished last line of {}",
-                options.out.display()
-            );
-            text.truncate(keep);
-            std::fs::write(&options.out, &text)
-                .with_context(|| format!("rewriting {}", options.out.display()))?;
-        }
+        let text = read_finished_lines(&options.out)?;
         let (config, games) =
             read_file(&text).with_context(|| format!("in {}", options.out.display()))?;
         ensure!(
@@ -202,6 +190,19 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     eprintln!();
     Ok(())
+}
+
+/// The text of a self-play file that a run appends to, without an unfinished last line
+/// (a run stopped in the middle of writing one), which is dropped from the file too.
+pub(super) fn read_finished_lines(path: &Path) -> Result<String> {
+    let mut text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    if !text.is_empty() && !text.ends_with('\n') {
+        eprintln!("dropping an unfinished last line of {}", path.display());
+        text.truncate(text.rfind('\n').map_or(0, |i| i + 1));
+        std::fs::write(path, &text).with_context(|| format!("rewriting {}", path.display()))?;
+    }
+    Ok(text)
 }
 
 fn parse_args(args: &[String]) -> Result<Options> {

@@ -25,7 +25,7 @@ use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::cli::search_options::{SearchOptions, EVAL_FILE, HASH, THREADS};
 use crate::config::default_threads;
 use crate::lab::parallel::map_with_state;
-use crate::lab::tools::datagen::SELFPLAY_HASH_MB;
+use crate::lab::tools::datagen::{read_finished_lines, SELFPLAY_HASH_MB};
 use crate::lab::training::selfplay::{read_file, rescore_game, SelfPlayConfig, SelfPlayGame};
 use crate::search::Search;
 
@@ -82,13 +82,8 @@ pub fn run(args: &[String]) -> Result<()> {
     let shown = out.display();
     let mut done = 0;
     if out.exists() {
-        let mut existing =
-            std::fs::read_to_string(&out).with_context(|| format!("reading {shown}"))?;
-        if !existing.is_empty() && !existing.ends_with('\n') {
-            // Stopped in the middle of a batch's write: the partial game is scored again.
-            existing.truncate(existing.rfind('\n').map_or(0, |i| i + 1));
-            std::fs::write(&out, &existing).with_context(|| format!("rewriting {shown}"))?;
-        }
+        // A game whose line was cut by a stop is scored again.
+        let existing = read_finished_lines(&out)?;
         let (found, scored) = read_file(&existing).with_context(|| format!("in {shown}"))?;
         ensure!(
             found.header() == header,

@@ -20,7 +20,7 @@ use super::{Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::board::{Board, Color};
 use crate::cli::search_options;
 use crate::eval::pattern::{layout, PatternEval, Weights};
-use crate::eval::{EvalBundle, EvalChoice, Evaluation, SeedsEval};
+use crate::eval::{EvalChoice, Evaluation, SeedsEval};
 use crate::formats::{search_cache, validation};
 use crate::lab::parallel::map_chunks;
 use crate::lab::training::fit::{errors, fit_stage, FitConfig, StageFit};
@@ -419,10 +419,11 @@ fn label_games(games: &[Game], options: &Options, solve_empties: u32) -> Vec<Lab
 /// otherwise searched on the configured threads and, with `--search-cache`, written there
 /// (the file: [`crate::formats::search_cache`]).
 fn searched_values(options: &Options, set: &PositionSet) -> Result<Vec<i8>> {
-    let eval = match &options.search_eval {
-        Some(path) => EvalChoice::File(path.clone()).build()?,
-        None => EvalBundle::shipped(),
-    };
+    let eval = options
+        .search_eval
+        .clone()
+        .map_or(EvalChoice::Shipped, EvalChoice::File)
+        .build()?;
     let description = search_values_description(
         &set.description,
         options.search_depth,

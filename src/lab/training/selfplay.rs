@@ -19,7 +19,9 @@ use anyhow::{bail, ensure, Result};
 
 use super::games::Game;
 use crate::board::{Board, Color, Move};
-pub use crate::formats::selfplay::{read_file, stored_score, SelfPlayConfig, SelfPlayGame};
+pub use crate::formats::selfplay::{
+    is_searched, read_file, stored_score, SelfPlayConfig, SelfPlayGame,
+};
 use crate::rng::Rng;
 use crate::search::endgame::{EndgameSolver, SolveMode};
 use crate::search::{Search, SearchLimits};
@@ -137,10 +139,7 @@ pub fn rescore_game(game: &SelfPlayGame, depth: u32, search: &mut Search) -> Sel
     let mut board = Board::start();
     let mut scores = Vec::new();
     for (ply, &mv) in game.moves.iter().enumerate() {
-        // The searched moves, by the rule `SelfPlayGame::parse_line` checks the scores with.
-        if ply >= game.random_moves as usize
-            && (game.solve_empties == 0 || board.empties() > game.solve_empties)
-        {
+        if is_searched(ply, board.empties(), game.random_moves, game.solve_empties) {
             scores.push(match mv {
                 Move::Pass => None,
                 Move::Play(_) => {
