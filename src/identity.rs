@@ -9,7 +9,7 @@ use crate::eval::EvalBundle;
 /// The commit the binary was built from: a short id, `ID+modified`, or `unknown`.
 pub const COMMIT: &str = env!("TSURU_COMMIT");
 
-/// `0.1.0 (commit 96647e2, weights 191f50e4)` for the compiled-in weights.
+/// `0.1.0 (commit 96647e2, weights c1d7ae0d)` for the compiled-in weights.
 pub fn version() -> String {
     version_with(EvalBundle::shipped().weights_id())
 }
@@ -25,7 +25,7 @@ pub fn version_with(weights: Option<WeightsId>) -> String {
     )
 }
 
-/// `tsuru 0.1.0 (commit 96647e2, weights 191f50e4)` for the compiled-in weights.
+/// `tsuru 0.1.0 (commit 96647e2, weights c1d7ae0d)` for the compiled-in weights.
 pub fn version_line() -> String {
     format!("tsuru {}", version())
 }

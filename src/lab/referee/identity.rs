@@ -9,7 +9,7 @@ use super::gtp::GtpPlayer;
 use super::{detect_protocol, EngineSpec, Fault};
 use crate::protocol::Protocol;
 
-/// The engine's own account of itself (`tsuru 0.1.0 (commit 96647e2, weights 191f50e4)` for
+/// The engine's own account of itself (`tsuru 0.1.0 (commit 96647e2, weights c1d7ae0d)` for
 /// tsuru over GTP, `myname NTest` for an NBoard engine that sends its name), or why there is
 /// none; asking never fails the match.
 pub fn identify(spec: &EngineSpec, log: &EngineLog, timeout: Duration) -> String {
