@@ -35,9 +35,10 @@ fn text(path: &Path) -> &str {
 }
 
 /// A positions file of 12 small self-play games (2-ply players, solved from 12 empties),
-/// every 4th game held out: about 370 training positions in 9 games.
-fn positions() -> (PathBuf, PathBuf) {
-    let games = path("games.txt");
+/// every 4th game held out: about 370 training positions in 9 games. Each test names its
+/// own files (`test`), since the tests of this file run at once.
+fn positions(test: &str) -> (PathBuf, PathBuf) {
+    let games = path(&format!("{test}-games.txt"));
     let settings = ["--depth", "2", "--solve-empties", "12", "--seed", "3"];
     let out = tsuru(
         &[
@@ -47,7 +48,7 @@ fn positions() -> (PathBuf, PathBuf) {
         .concat(),
     );
     assert!(succeeded(&out));
-    let positions = path("positions.bin");
+    let positions = path(&format!("{test}-positions.bin"));
     let out = tsuru(&[
         "train",
         "--selfplay",
@@ -106,7 +107,7 @@ fn label(positions: &Path, out: &Path, extra: &[&str]) -> Output {
 
 #[test]
 fn two_label_shards_merged_equal_the_unsharded_values_and_train_reads_them() {
-    let (games, positions) = positions();
+    let (games, positions) = positions("shards");
     // What train searches and writes by itself.
     let cache = path("train-cache.bin");
     let out = train_with_cache(&games, &positions, &cache);
@@ -229,7 +230,7 @@ fn two_label_shards_merged_equal_the_unsharded_values_and_train_reads_them() {
 fn search_values_of_other_weights_are_named_and_kept_apart() {
     use tsuru::eval::pattern::Weights;
     use tsuru::eval::SHIPPED_WEIGHTS;
-    let (games, positions) = positions();
+    let (games, positions) = positions("other-weights");
     // The shipped weights with every stage's bias three discs higher: other values.
     let mut other = Weights::from_bytes(SHIPPED_WEIGHTS).unwrap();
     for bias in other.bias.iter_mut() {
