@@ -249,29 +249,117 @@ pub fn recorded_values(games: &[Game]) -> Vec<Option<i8>> {
 /// Puts the recorded search scores in place of the search values (`values`, one a
 /// position, as [`search_values`] gives them) of the positions that have one and whose
 /// label is not exact: the players' own deeper searches instead of a shallow one made now.
-/// Returns how many were replaced.
+/// Returns, for each position, whether it took its recorded score.
 pub fn use_recorded_values(
     positions: &[Labelled],
     recorded: &[Option<i8>],
     values: &mut [i8],
-) -> usize {
-    let mut replaced = 0;
-    for ((position, &score), value) in positions.iter().zip(recorded).zip(values) {
-        if let Some(score) = score.filter(|_| position.kind != LabelKind::Exact) {
-            *value = score;
-            replaced += 1;
-        }
-    }
-    replaced
+) -> Vec<bool> {
+    positions
+        .iter()
+        .zip(recorded)
+        .zip(values)
+        .map(|((position, &score), value)| {
+            match score.filter(|_| position.kind != LabelKind::Exact) {
+                Some(score) => {
+                    *value = score;
+                    true
+                }
+                None => false,
+            }
+        })
+        .collect()
 }
 
 /// Blends search values into the labels: every label that is not exact becomes
-/// `weight * search + (1 - weight) * label`, rounded to whole discs.
-pub fn blend_search_labels(positions: &mut [Labelled], values: &[i8], weight: f32) {
-    for (position, &value) in positions.iter_mut().zip(values) {
+/// `w * search + (1 - w) * label`, rounded to whole discs, where `w` is `weight(i, position)`
+/// for the `i`-th position.
+pub fn blend_search_labels(
+    positions: &mut [Labelled],
+    values: &[i8],
+    weight: impl Fn(usize, &Labelled) -> f32,
+) {
+    for (i, (position, &value)) in positions.iter_mut().zip(values).enumerate() {
         if position.kind != LabelKind::Exact {
-            let blended = weight * f32::from(value) + (1.0 - weight) * f32::from(position.label);
+            let w = weight(i, position);
+            let blended = w * f32::from(value) + (1.0 - w) * f32::from(position.label);
             position.label = blended.round().clamp(-64.0, 64.0) as i8;
+        }
+    }
+}
+
+/// A blend weight that depends on a position's empty squares: linear between given points
+/// `(empties, weight)`, the first point's weight below it and the last's above it. Written
+/// `W` (one weight for every position) or `E:W,E:W,..` with the empties increasing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WeightByEmpties {
+    points: Vec<(u32, f32)>,
+}
+
+impl WeightByEmpties {
+    /// The same weight at every number of empties.
+    pub fn constant(weight: f32) -> Self {
+        WeightByEmpties {
+            points: vec![(0, weight)],
+        }
+    }
+
+    /// Parses `W` or `E:W,E:W,..`: each weight 0..1, each empties 0..60 and above the one
+    /// before.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let weight = |w: &str| -> Result<f32, String> {
+            match w.trim().parse::<f32>() {
+                Ok(w) if (0.0..=1.0).contains(&w) => Ok(w),
+                _ => Err(format!("a weight is a number 0..1, not {w:?}")),
+            }
+        };
+        if !text.contains(':') {
+            return Ok(Self::constant(weight(text)?));
+        }
+        let mut points: Vec<(u32, f32)> = Vec::new();
+        for point in text.split(',') {
+            let (empties, w) = point
+                .split_once(':')
+                .ok_or_else(|| format!("{point:?} is not EMPTIES:WEIGHT"))?;
+            let empties = match empties.trim().parse::<u32>() {
+                Ok(e) if e <= 60 => e,
+                _ => return Err(format!("empties are 0..60, not {empties:?}")),
+            };
+            if points.last().is_some_and(|&(before, _)| before >= empties) {
+                return Err(format!("the empties must increase: {text:?}"));
+            }
+            points.push((empties, weight(w)?));
+        }
+        Ok(WeightByEmpties { points })
+    }
+
+    /// The weight at `empties`.
+    pub fn at(&self, empties: u32) -> f32 {
+        let (first, last) = (self.points[0], self.points[self.points.len() - 1]);
+        if empties <= first.0 {
+            return first.1;
+        }
+        if empties >= last.0 {
+            return last.1;
+        }
+        let after = self
+            .points
+            .iter()
+            .position(|&(e, _)| e >= empties)
+            .expect("inside");
+        let ((e0, w0), (e1, w1)) = (self.points[after - 1], self.points[after]);
+        w0 + (w1 - w0) * (empties - e0) as f32 / (e1 - e0) as f32
+    }
+}
+
+impl std::fmt::Display for WeightByEmpties {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.points.as_slice() {
+            [(_, w)] => write!(f, "{w}"),
+            points => {
+                let text: Vec<String> = points.iter().map(|(e, w)| format!("{e}:{w}")).collect();
+                write!(f, "{}", text.join(","))
+            }
         }
     }
 }
@@ -497,9 +585,54 @@ mod tests {
         positions[2].label = -3;
         let start_label = positions[0].label;
         // Weight 0.25: 0.25 * 30 + 0.75 * 10 = 15; 0.25 * 4 + 0.75 * -3 = -1.25 -> -1.
-        blend_search_labels(&mut positions, &[50, 30, 4], 0.25);
+        blend_search_labels(&mut positions, &[50, 30, 4], |_, _| 0.25);
         assert_eq!(positions[0].label, start_label, "the exact start stays");
         assert_eq!(positions[1].label, 15);
         assert_eq!(positions[2].label, -1);
+    }
+
+    #[test]
+    fn blending_takes_each_positions_own_weight() {
+        let mut positions = lowest_square_positions()[..3].to_vec();
+        positions[1].label = 10;
+        positions[2].label = -3;
+        // Position 1 weight 1 (the search alone), position 2 weight 0 (the label alone).
+        blend_search_labels(
+            &mut positions,
+            &[50, 30, 4],
+            |i, _| if i == 1 { 1.0 } else { 0.0 },
+        );
+        assert_eq!((positions[1].label, positions[2].label), (30, -3));
+    }
+
+    #[test]
+    fn weights_by_empties_interpolate_between_their_points() {
+        let curve = WeightByEmpties::parse("20:0,30:0.5,40:0.9").unwrap();
+        assert_eq!(curve.at(0), 0.0);
+        assert_eq!(curve.at(20), 0.0);
+        assert_eq!(curve.at(25), 0.25);
+        assert_eq!(curve.at(30), 0.5);
+        assert!((curve.at(35) - 0.7).abs() < 1e-6);
+        assert_eq!(curve.at(40), 0.9);
+        assert_eq!(curve.at(60), 0.9);
+        assert_eq!(curve.to_string(), "20:0,30:0.5,40:0.9");
+        assert_eq!(WeightByEmpties::parse(&curve.to_string()).unwrap(), curve);
+        let constant = WeightByEmpties::parse("0.75").unwrap();
+        assert_eq!((constant.at(0), constant.at(60)), (0.75, 0.75));
+        assert_eq!(constant, WeightByEmpties::constant(0.75));
+        assert_eq!(constant.to_string(), "0.75");
+        // "20" is read as a constant weight, out of 0..1.
+        for bad in [
+            "1.5",
+            "-0.1",
+            "x",
+            "20",
+            "30:0.5,20:0.1",
+            "30:0.5,30:0.6",
+            "61:0.5",
+            "20:",
+        ] {
+            assert!(WeightByEmpties::parse(bad).is_err(), "{bad:?} is refused");
+        }
     }
 }

@@ -29,7 +29,7 @@ use crate::lab::training::positions::{fingerprint, PositionSet};
 use crate::lab::training::selfplay::read_file;
 use crate::lab::training::{
     blend_search_labels, label_game, recorded_values, relabel_results_by_solved, search_values,
-    search_values_description, stage_samples, use_recorded_values, Labelled,
+    search_values_description, stage_samples, use_recorded_values, Labelled, WeightByEmpties,
 };
 use crate::score::Discs;
 use crate::search::endgame::{EndgameSolver, SolveMode};
@@ -118,6 +118,13 @@ pub const SPEC: ToolSpec = ToolSpec {
              them; without --search-labels, only theirs)",
         ),
         ToolOption::new(
+            "--recorded-weights",
+            "W|E:W,..",
+            "the recorded score's share of a blended label instead of\n\
+             --search-weight: one weight, or weights by empty squares, linear\n\
+             between the points (e.g. 24:0.25,40:0.75)",
+        ),
+        ToolOption::new(
             "--search-cache",
             "FILE",
             "the search values: read if made for these positions, depth and\n\
@@ -165,6 +172,8 @@ struct Options {
     /// The evaluation of the `--search-labels` searches.
     search_eval: Option<String>,
     recorded_scores: bool,
+    /// The blend weight of a recorded score (`None`: `search_weight`).
+    recorded_weights: Option<WeightByEmpties>,
     search_cache: Option<PathBuf>,
     validation: Option<PathBuf>,
     out: Option<PathBuf>,
@@ -206,10 +215,24 @@ pub fn run(args: &[String]) -> Result<()> {
                 recorded.len(),
                 set.train.len()
             );
-            let replaced = use_recorded_values(&set.train, &recorded, &mut values);
+            let took = use_recorded_values(&set.train, &recorded, &mut values);
+            let replaced = took.iter().filter(|&&t| t).count();
             eprintln!("{replaced} training positions take their games' recorded search scores");
+            let recorded_weights = options
+                .recorded_weights
+                .clone()
+                .unwrap_or_else(|| WeightByEmpties::constant(options.search_weight));
+            eprintln!("recorded scores blended with weights {recorded_weights}");
+            blend_search_labels(&mut set.train, &values, |i, position| {
+                if took[i] {
+                    recorded_weights.at(position.empties())
+                } else {
+                    options.search_weight
+                }
+            });
+        } else {
+            blend_search_labels(&mut set.train, &values, |_, _| options.search_weight);
         }
-        blend_search_labels(&mut set.train, &values, options.search_weight);
     }
     eprintln!(
         "{} training positions, {} held-out positions ({:.0} s)",
@@ -622,6 +645,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         search_weight: 0.5,
         search_eval: None,
         recorded_scores: false,
+        recorded_weights: None,
         search_cache: None,
         validation: None,
         out: None,
@@ -661,6 +685,12 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--positions" => options.positions = Some(PathBuf::from(args.value(flag)?)),
             "--positions-only" => options.positions_only = true,
             "--recorded-scores" => options.recorded_scores = true,
+            "--recorded-weights" => {
+                options.recorded_weights = Some(
+                    WeightByEmpties::parse(args.value(flag)?)
+                        .map_err(|e| anyhow::anyhow!("--recorded-weights: {e}"))?,
+                )
+            }
             "--window" => options.window = number(args.value(flag)?)? as u32,
             "--labels" => {
                 options.solved_labels = match args.value(flag)? {
@@ -692,6 +722,10 @@ fn parse_args(args: &[String]) -> Result<Options> {
     ensure!(
         (0.0..=1.0).contains(&options.search_weight),
         "--search-weight must be 0..1"
+    );
+    ensure!(
+        options.recorded_weights.is_none() || options.recorded_scores,
+        "--recorded-weights goes with --recorded-scores"
     );
     ensure!(
         options.holdout_every >= 2,

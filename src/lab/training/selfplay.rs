@@ -270,8 +270,10 @@ mod tests {
 
         labelled[1].kind = LabelKind::Exact;
         let mut values = vec![99i8; labelled.len()];
-        let replaced = use_recorded_values(&labelled, &recorded, &mut values);
-        assert_eq!(replaced, n - 1);
+        let took = use_recorded_values(&labelled, &recorded, &mut values);
+        assert_eq!(took.len(), labelled.len());
+        assert_eq!(took.iter().filter(|&&t| t).count(), n - 1);
+        assert!(!took[1] && took[0] && took[2..n].iter().all(|&t| t));
         assert_eq!(values[0], scores[0]);
         assert_eq!(values[1], 99, "an exact label keeps its value");
         assert_eq!(values[2..n], scores[2..]);
