@@ -140,10 +140,7 @@ impl EndgameSolver {
         if empties >= ETC_MIN_EMPTIES {
             let child_tag = self.tag(empties - 1);
             for square in bits::squares(board.legal_moves()) {
-                let flipped = board.flips(square);
-                board.apply_flips(square, flipped);
-                let child = self.tt.probe(board.hash());
-                board.undo();
+                let child = self.tt.probe(child_hash(board, square));
                 if let Some(value) = child.and_then(|entry| refutes(entry, child_tag, beta)) {
                     return value;
                 }
@@ -460,6 +457,23 @@ impl EndgameSolver {
     }
 }
 
+/// The table key of the child of the board node `board` after the move on `square` (legal):
+/// the board's hash after the move for a child that is a board node, the view's
+/// ([`BitView::hash`]) for one that is a view node, as each keeps its entries.
+#[inline]
+fn child_hash(board: &mut Board, square: Square) -> u64 {
+    if board.empties() - 1 <= VIEW_MAX_EMPTIES {
+        let (view, sq) = (board.view(), square.index());
+        view.play(sq, view.flips(sq)).hash()
+    } else {
+        let flipped = board.flips(square);
+        board.apply_flips(square, flipped);
+        let hash = board.hash();
+        board.undo();
+        hash
+    }
+}
+
 /// A view node's legal squares not yet computed: no position has every square legal.
 const UNKNOWN_MOVES: u64 = u64::MAX;
 
@@ -553,6 +567,37 @@ mod tests {
                 _ => (0, 0),
             };
             kinds.assert_at_least(min, min_finished, &format!("{empties} empties"));
+        }
+    }
+
+    /// The transposition cutoff of a board node finds its children's entries, whichever
+    /// kind of node the children are: after a full-window search of a board node of
+    /// [`EVAL_ORDER_EMPTIES`] empties (whose children are view nodes) or one more (board
+    /// nodes), every child was searched and stored, and [`child_hash`] reads its entry.
+    #[test]
+    fn board_nodes_find_their_childrens_entries() {
+        let mut rng = Rng::new(42);
+        let flag = AtomicBool::new(false);
+        let stop = StopCheck::new(&flag);
+        let mut tested = 0;
+        while tested < 6 {
+            let empties = ordering::EVAL_ORDER_EMPTIES + (tested % 2) as u32;
+            let mut board = Board::start();
+            while board.empties() > empties && board.has_legal_move() {
+                let square = rng.pick(board.legal_moves());
+                let flipped = board.flips(square);
+                board.apply_flips(square, flipped);
+            }
+            if board.empties() != empties || !board.has_legal_move() {
+                continue;
+            }
+            tested += 1;
+            let mut solver = EndgameSolver::new(1);
+            solver.node(&mut board, -Discs::MAX, Discs::MAX, &stop);
+            for square in bits::squares(board.legal_moves()) {
+                let entry = solver.tt.probe(child_hash(&mut board, square));
+                assert!(entry.is_some(), "{empties} empties, move {square:?}");
+            }
         }
     }
 
