@@ -12,6 +12,7 @@
 use crate::board::bits::{self, BitView};
 use crate::board::{Board, Square};
 use crate::eval::bundle::Evaluator;
+use crate::eval::pattern::LeafView;
 use crate::eval::Evaluation;
 use crate::score::Score;
 
@@ -73,8 +74,7 @@ pub(crate) fn solver_order_of(board: &mut Board, moves: u64, eval: &Evaluator) -
             let child = view.play(square.index(), flipped);
             key += (bits::adjacent(child.opponent) & child.empty()).count_ones() as i32
                 * POTENTIAL_KEY;
-            board.apply_flips(square, flipped);
-            let empties = board.empties();
+            let empties = board.empties() - 1;
             let depth = if empties >= THREE_PLY_EMPTIES {
                 3
             } else if empties >= TWO_PLY_EMPTIES {
@@ -84,9 +84,22 @@ pub(crate) fn solver_order_of(board: &mut Board, moves: u64, eval: &Evaluator) -
             } else {
                 0
             };
-            let value = ordering_negamax(board, eval, depth, -Score::INFINITY, Score::INFINITY);
+            let value = match eval.patterns() {
+                // The static evaluation of the child from its pattern indices, without
+                // playing into it: the same value, without the board's make and undo.
+                Some(patterns) if depth == 0 => {
+                    let indices = board.pattern_indices_after(square, flipped);
+                    patterns.evaluate_leaf(&LeafView::after_move(board, square, flipped, &indices))
+                }
+                _ => {
+                    board.apply_flips(square, flipped);
+                    let value =
+                        ordering_negamax(board, eval, depth, -Score::INFINITY, Score::INFINITY);
+                    board.undo();
+                    value
+                }
+            };
             key += value.units() / EVAL_SCALE;
-            board.undo();
         }
         buffer.push(square, key);
     }

@@ -461,16 +461,12 @@ impl EndgameSolver {
 /// the board's hash after the move for a child that is a board node, the view's
 /// ([`BitView::hash`]) for one that is a view node, as each keeps its entries.
 #[inline]
-fn child_hash(board: &mut Board, square: Square) -> u64 {
+fn child_hash(board: &Board, square: Square) -> u64 {
     if board.empties() - 1 <= VIEW_MAX_EMPTIES {
         let (view, sq) = (board.view(), square.index());
         view.play(sq, view.flips(sq)).hash()
     } else {
-        let flipped = board.flips(square);
-        board.apply_flips(square, flipped);
-        let hash = board.hash();
-        board.undo();
-        hash
+        board.hash_after(square, board.flips(square))
     }
 }
 
@@ -595,7 +591,7 @@ mod tests {
             let mut solver = EndgameSolver::new(1);
             solver.node(&mut board, -Discs::MAX, Discs::MAX, &stop);
             for square in bits::squares(board.legal_moves()) {
-                let entry = solver.tt.probe(child_hash(&mut board, square));
+                let entry = solver.tt.probe(child_hash(&board, square));
                 assert!(entry.is_some(), "{empties} empties, move {square:?}");
             }
         }
