@@ -84,22 +84,8 @@ pub(crate) fn solver_order_of(board: &mut Board, moves: u64, eval: &Evaluator) -
             } else {
                 0
             };
-            let value = match eval.patterns() {
-                // The static evaluation of the child from its pattern indices, without
-                // playing into it: the same value, without the board's make and undo.
-                Some(patterns) if depth == 0 => {
-                    let indices = board.pattern_indices_after(square, flipped);
-                    patterns.evaluate_leaf(&LeafView::after_move(board, square, flipped, &indices))
-                }
-                _ => {
-                    board.apply_flips(square, flipped);
-                    let value =
-                        ordering_negamax(board, eval, depth, -Score::INFINITY, Score::INFINITY);
-                    board.undo();
-                    value
-                }
-            };
-            key += value.units() / EVAL_SCALE;
+            let window = (-Score::INFINITY, Score::INFINITY);
+            key += value_after(board, square, flipped, eval, depth, window).units() / EVAL_SCALE;
         }
         buffer.push(square, key);
     }
@@ -122,6 +108,33 @@ const TWO_PLY_EMPTIES: u32 = 19;
 /// Nodes with at least this many empties (after the move) order by a three-ply search.
 const THREE_PLY_EMPTIES: u32 = 23;
 
+/// [`ordering_negamax`] of the position after the side to move of `board` plays `square`
+/// flipping `flipped`, from the opponent's side. A static value (`depth` 0) of the pattern
+/// evaluation is read from the child's pattern indices without playing into it: the same
+/// value without the board's make and undo.
+#[inline]
+fn value_after(
+    board: &mut Board,
+    square: Square,
+    flipped: u64,
+    eval: &Evaluator,
+    depth: u32,
+    (alpha, beta): (Score, Score),
+) -> Score {
+    match eval.patterns() {
+        Some(patterns) if depth == 0 => {
+            let indices = board.pattern_indices_after(square, flipped);
+            patterns.evaluate_leaf(&LeafView::after_move(board, square, flipped, &indices))
+        }
+        _ => {
+            board.apply_flips(square, flipped);
+            let value = ordering_negamax(board, eval, depth, alpha, beta);
+            board.undo();
+            value
+        }
+    }
+}
+
 /// Negamax value of `board` to `depth` plies with `eval`, fail-soft within `(alpha, beta)`
 /// (for ordering only).
 fn ordering_negamax(
@@ -138,9 +151,7 @@ fn ordering_negamax(
     let mut best = -Score::INFINITY;
     for square in bits::squares(moves) {
         let flipped = board.flips(square);
-        board.apply_flips(square, flipped);
-        let value = -ordering_negamax(board, eval, depth - 1, -beta, -alpha);
-        board.undo();
+        let value = -value_after(board, square, flipped, eval, depth - 1, (-beta, -alpha));
         if value > best {
             best = value;
             if value > alpha {
