@@ -3,6 +3,7 @@
 //! last four to the searches of [`super::last`].
 
 use super::*;
+use crate::eval::pattern::LeafView;
 
 impl EndgameSolver {
     /// The value of `board` (side to move) searched `depth` plies with the bundle's
@@ -37,11 +38,17 @@ impl EndgameSolver {
             return value;
         }
         let mut best = -Score::INFINITY;
-        for square in ordering::fastest_first(board, None) {
-            let flipped = board.flips(square);
-            board.apply_flips(square, flipped);
-            let value = -self.eval_search(board, depth - 1, -beta, -alpha);
-            board.undo();
+        let order = ordering::fastest_first(board, None);
+        for (i, &square) in order.as_slice().iter().enumerate() {
+            let flipped = order.flips_on(board, i);
+            let value = -if depth == 1 {
+                self.leaf_value_after(board, square, flipped)
+            } else {
+                board.apply_flips(square, flipped);
+                let value = self.eval_search(board, depth - 1, -beta, -alpha);
+                board.undo();
+                value
+            };
             if value > best {
                 best = value;
                 if value > alpha {
@@ -56,6 +63,27 @@ impl EndgameSolver {
     }
 
     /// Enters the leaf search: the bitboard view and the parity-ordered empty list.
+    /// [`EndgameSolver::eval_search`] at depth 0 of the position after the side to move of
+    /// `board` plays `square` flipping `flipped`, counted as its node: the same value, read
+    /// from the child's pattern indices without playing into it where the evaluation is the
+    /// pattern one.
+    #[inline]
+    fn leaf_value_after(&mut self, board: &mut Board, square: Square, flipped: u64) -> Score {
+        let Some(patterns) = self.bundle.evaluator().patterns() else {
+            board.apply_flips(square, flipped);
+            let value = self.eval_search(board, 0, -Score::INFINITY, Score::INFINITY);
+            board.undo();
+            return value;
+        };
+        self.core.nodes += 1;
+        let indices = board.pattern_indices_after(square, flipped);
+        let leaf = LeafView::after_move(board, square, flipped, &indices);
+        if leaf.moves == 0 && bits::mobility(leaf.opponent, leaf.player) == 0 {
+            return Score::from_discs(bits::final_score(leaf.player, leaf.opponent));
+        }
+        patterns.evaluate_leaf(&leaf)
+    }
+
     pub(super) fn leaf_entry(&mut self, view: BitView, alpha: Discs, beta: Discs) -> Discs {
         let empty = view.empty();
         let even = even_quadrants(empty);
