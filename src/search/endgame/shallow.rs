@@ -62,7 +62,6 @@ impl EndgameSolver {
         best
     }
 
-    /// Enters the leaf search: the bitboard view and the parity-ordered empty list.
     /// [`EndgameSolver::eval_search`] at depth 0 of the position after the side to move of
     /// `board` plays `square` flipping `flipped`, counted as its node: the same value, read
     /// from the child's pattern indices without playing into it where the evaluation is the
@@ -84,6 +83,7 @@ impl EndgameSolver {
         patterns.evaluate_leaf(&leaf)
     }
 
+    /// Enters the leaf search: the bitboard view and the parity-ordered empty list.
     pub(super) fn leaf_entry(&mut self, view: BitView, alpha: Discs, beta: Discs) -> Discs {
         let empty = view.empty();
         let even = even_quadrants(empty);
