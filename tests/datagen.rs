@@ -13,6 +13,7 @@ use std::process::Command;
 
 use tsuru::eval::pattern::Weights;
 use tsuru::eval::SHIPPED_WEIGHTS;
+use tsuru::formats::selfplay::read_file;
 
 /// Small, quick settings: two-ply players, solved from 12 empties.
 const SETTINGS: [&str; 6] = ["--depth", "2", "--solve-empties", "12", "--seed", "5"];
@@ -266,13 +267,29 @@ fn other_settings_and_bad_arguments_are_refused() {
 #[test]
 fn the_header_names_the_players_weights() {
     let shipped = path("shipped.txt");
-    assert!(datagen(&shipped, &["--games", "1"]).status.success());
+    let v3 = ["--format", "v3"];
+    assert!(datagen(&shipped, &[&["--games", "1"][..], &v3].concat())
+        .status
+        .success());
     let text = std::fs::read_to_string(&shipped).unwrap();
     let id = Weights::file_id(SHIPPED_WEIGHTS).unwrap();
     assert_eq!(
         text.lines().next().unwrap(),
         format!("# tsuru self-play v3 seed 5 depth 2 solve 12 random 8 30 weights {id:08x}")
     );
+
+    // By default a new file is v4: the same games in the compact form.
+    let compact = path("compact.txt");
+    assert!(datagen(&compact, &["--games", "2"]).status.success());
+    let compact_text = std::fs::read_to_string(&compact).unwrap();
+    assert_eq!(
+        compact_text.lines().next().unwrap(),
+        format!("# tsuru self-play v4 seed 5 depth 2 solve 12 random 8 30 weights {id:08x}")
+    );
+    let (_, compact_games) = read_file(&compact_text).unwrap();
+    let (_, text_games) = read_file(&text).unwrap();
+    assert_eq!(compact_games.len(), 2);
+    assert_eq!(compact_games[..1], text_games[..]);
 
     // A v2 file (no search scores: begun before they were stored) is continued as v2, its
     // games without scores, the same games otherwise.
@@ -284,8 +301,11 @@ fn the_header_names_the_players_weights() {
     let v2_text: String = text.lines().map(|l| strip(l) + "\n").collect();
     std::fs::write(&v2, &v2_text).unwrap();
     assert!(datagen(&v2, &["--games", "2"]).status.success());
+    // A v3 file is continued as v3 without `--format`, the second game as the v4 run's.
     assert!(datagen(&shipped, &["--games", "2"]).status.success());
     let v3_two = std::fs::read_to_string(&shipped).unwrap();
+    assert!(v3_two.starts_with(text.lines().next().unwrap()));
+    assert_eq!(read_file(&v3_two).unwrap().1, compact_games);
     let v2_two = std::fs::read_to_string(&v2).unwrap();
     assert_eq!(v2_two.lines().count(), 3);
     let expected: String = v3_two.lines().map(|l| strip(l) + "\n").collect();
@@ -312,7 +332,7 @@ fn the_header_names_the_players_weights() {
     );
     let header = std::fs::read_to_string(&with_other).unwrap();
     assert!(
-        header.starts_with("# tsuru self-play v3 ")
+        header.starts_with("# tsuru self-play v4 ")
             && header.contains(&format!("weights {other_id:08x}\n")),
         "{header}"
     );
@@ -348,8 +368,9 @@ fn a_damaged_shard_is_refused_with_the_line_named() {
     // Two finished shards; in one, a move of its second game is changed to one that is not
     // legal there (a1 is never legal in the first moves).
     let (a, b) = (path("damaged-a.txt"), path("damaged-b.txt"));
-    assert!(succeeded(&datagen(&a, &["--games", "4", "--shard", "0/2"])));
-    assert!(succeeded(&datagen(&b, &["--games", "4", "--shard", "1/2"])));
+    let shard = |k| ["--games", "4", "--shard", k, "--format", "v3"];
+    assert!(succeeded(&datagen(&a, &shard("0/2"))));
+    assert!(succeeded(&datagen(&b, &shard("1/2"))));
     let text = std::fs::read_to_string(&a).unwrap();
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
     let game = lines.iter().position(|l| !l.starts_with('#')).unwrap() + 1;
@@ -377,6 +398,29 @@ fn a_damaged_shard_is_refused_with_the_line_named() {
         std::fs::read_to_string(&a).unwrap(),
         lines.join("\n") + "\n"
     );
+
+    // The same in the compact form (v4): a move's rank beyond the legal moves there (no
+    // position of a game's first moves has 62), named by line and move.
+    let (c, d) = (path("damaged-c.txt"), path("damaged-d.txt"));
+    let shard = |k| ["--games", "4", "--shard", k];
+    assert!(succeeded(&datagen(&c, &shard("0/2"))));
+    assert!(succeeded(&datagen(&d, &shard("1/2"))));
+    let text = std::fs::read_to_string(&c).unwrap();
+    assert!(text.starts_with("# tsuru self-play v4 "));
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut words: Vec<String> = lines[game].split(' ').map(String::from).collect();
+    words[4].replace_range(2..3, "z");
+    lines[game] = words.join(" ");
+    std::fs::write(&c, lines.join("\n") + "\n").unwrap();
+    let merged = merge(&path("damaged-merged.txt"), &[&c, &d]);
+    assert!(!merged.status.success());
+    let said = String::from_utf8_lossy(&merged.stderr);
+    assert!(
+        said.contains(&c.display().to_string())
+            && said.contains(&format!("line {}: move 3: illegal move", game + 1)),
+        "{said}"
+    );
+    assert!(!path("damaged-merged.txt").exists(), "nothing is written");
 }
 
 /// `tsuru train --recorded-scores` labels the searched positions of a v3 file's training
@@ -386,7 +430,9 @@ fn a_damaged_shard_is_refused_with_the_line_named() {
 #[test]
 fn training_reads_the_recorded_scores() {
     let v3 = path("train-v3.txt");
-    assert!(datagen(&v3, &["--games", "4"]).status.success());
+    assert!(datagen(&v3, &["--games", "4", "--format", "v3"])
+        .status
+        .success());
     let text = std::fs::read_to_string(&v3).unwrap();
     let scores_of = |line: &str| {
         let field = line.rsplit_once(' ').unwrap().1;
@@ -411,11 +457,16 @@ fn training_reads_the_recorded_scores() {
             .output()
             .unwrap()
     };
-    let out = train(&v3);
-    let said = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{said}");
     let line = format!("{expected} training positions take their games' recorded search scores");
-    assert!(said.lines().any(|l| l == line), "{said}");
+    // The same games in a v4 file give the same scores.
+    let v4 = path("train-v4.txt");
+    assert!(datagen(&v4, &["--games", "4"]).status.success());
+    for file in [&v3, &v4] {
+        let out = train(file);
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{said}");
+        assert!(said.lines().any(|l| l == line), "{said}");
+    }
     let v2 = path("train-v2.txt");
     std::fs::write(&v2, without_scores(&text)).unwrap();
     let out = train(&v2);
@@ -458,7 +509,9 @@ fn rescore(input: &PathBuf, out: &PathBuf, extra: &[&str]) -> std::process::Outp
 #[test]
 fn rescoring_a_v2_file_gives_the_v3_run() {
     let v3 = path("rescore-v3.txt");
-    assert!(datagen(&v3, &["--games", "5"]).status.success());
+    assert!(datagen(&v3, &["--games", "5", "--format", "v3"])
+        .status
+        .success());
     let whole = std::fs::read_to_string(&v3).unwrap();
     let v2 = path("rescore-v2.txt");
     std::fs::write(&v2, without_scores(&whole)).unwrap();
@@ -483,6 +536,15 @@ fn rescoring_a_v2_file_gives_the_v3_run() {
     let again = path("rescored-again.txt");
     assert!(succeeded(&rescore(&v3, &again, &[])));
     assert_eq!(std::fs::read_to_string(&again).unwrap(), whole);
+    // A v4 input gives the v4 file of the run.
+    let v4 = path("rescore-v4.txt");
+    assert!(datagen(&v4, &["--games", "5"]).status.success());
+    let again = path("rescored-v4.txt");
+    assert!(succeeded(&rescore(&v4, &again, &[])));
+    assert_eq!(
+        std::fs::read_to_string(&again).unwrap(),
+        std::fs::read_to_string(&v4).unwrap()
+    );
 
     // An output that holds other games (the first one left out) is refused and kept.
     let other = path("rescored-other.txt");

@@ -75,7 +75,7 @@ pub fn parse_selfplay<'py>(
 /// ``exact`` (u8: 1 when the result was proven from this position, the solver having taken
 /// over), ``game`` (u32: the game's number in the file, 0 first), ``score`` (i8: the
 /// players' search score of the position for the side to move, in whole discs, where the
-/// file records it (v3) and the position was searched, else -128); and the number of games.
+/// file records it (v3, v4) and the position was searched, else -128); and the number of games.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
 pub fn selfplay_columns<'py>(

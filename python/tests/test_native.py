@@ -414,15 +414,17 @@ def test_read_selfplay_and_positions() -> None:
         tsuru._native.parse_selfplay("garbage\n")
 
 
-def test_selfplay_scores_of_a_v3_file(tsuru_bin: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("form", ["v3", "v4"])
+def test_selfplay_scores_of_a_v3_or_v4_file(tsuru_bin: str, tmp_path: Path, form: str) -> None:
     np = pytest.importorskip("numpy")
-    out = tmp_path / "v3.txt"
+    out = tmp_path / f"{form}.txt"
     subprocess.run(
-        [tsuru_bin, "datagen", "--out", str(out), "--games", "3", "--depth", "3", "--solve-empties", "12"],
+        [tsuru_bin, "datagen", "--out", str(out), "--games", "3", "--depth", "3", "--solve-empties", "12"]
+        + ["--format", form],
         check=True,
         capture_output=True,
     )
-    assert out.read_text().startswith("# tsuru self-play v3 ")
+    assert out.read_text().startswith(f"# tsuru self-play {form} ")
     header, games = read_selfplay(out)
     data = selfplay_positions(out)
     assert set(data) == set(COLUMNS)

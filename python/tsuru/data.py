@@ -38,7 +38,7 @@ COLUMNS: Dict[str, str] = {
     "move": "u1",  # the move played (0..63)
     "exact": "u1",  # 1 where the result was proven from this position on
     "game": "<u4",  # the game's number in the file (0 = first)
-    "score": "i1",  # the players' search score for the side to move (v3 files), else -128
+    "score": "i1",  # the players' search score for the side to move (v3, v4 files), else -128
 }
 
 #: The ``score`` column's value where a position has no search score (v1 and v2 files, the

@@ -387,7 +387,7 @@ mod tests {
             datagen::SPEC.usage(),
             "datagen --out FILE --games N [--seed S] [--depth D] [--solve-empties E] \
              [--random MIN-MAX] [--first-index K] [--shard K/N] [--hash MB] [--threads N] \
-             [--eval-file WEIGHTS]"
+             [--eval-file WEIGHTS] [--format v4|v3]"
         );
         assert_eq!(
             label::SPEC.usage(),

@@ -3,12 +3,13 @@
 //! ```text
 //! tsuru datagen --out selfplay.txt --games 20000 [--seed 1] [--depth 4] [--solve-empties 18]
 //!     [--random 8-30] [--first-index K] [--shard K/N] [--hash MB] [--threads N]
-//!     [--eval-file WEIGHTS]
+//!     [--eval-file WEIGHTS] [--format v4|v3]
 //! ```
 //!
-//! New files are v3: each game also records its players' search scores (the depth-D value of
-//! every searched position, [`crate::formats::selfplay`]); a v2 file, begun before, is
-//! continued as v2.
+//! New files are v4: each game also records its players' search scores (the depth-D value of
+//! every searched position), in the compact form of [`crate::formats::selfplay`]; `--format
+//! v3` writes the same games in the older text form. A file begun before in another form (v2,
+//! v3 or v4) is continued in its own, whatever `--format` says, so that a run keeps one.
 //!
 //! The players use the shipped evaluation bundle, or `--eval-file`'s (the weights with the
 //! statistics beside them, see [`crate::eval::bundle`]) in their midgame searches and solves;
@@ -36,7 +37,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{ensure, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 
 use super::{whole_number, Arg, ToolArgs, ToolOption, ToolSpec};
 use crate::cli::search_options::{SearchOptions, EVAL_FILE, HASH, THREADS};
@@ -93,6 +94,12 @@ pub const SPEC: ToolSpec = ToolSpec {
         ToolOption::shared(HASH, "16"),
         ToolOption::shared(THREADS, "1: the games depend on the seed alone"),
         ToolOption::shared(EVAL_FILE, ""),
+        ToolOption::new(
+            "--format",
+            "v4|v3",
+            "a new file's form: v4 compact (default) or v3 text; an existing\n\
+             file keeps its own",
+        ),
     ],
     notes: "",
 };
@@ -125,11 +132,10 @@ pub fn run(args: &[String]) -> Result<()> {
             "{} does not record which weights played it (a v1 file); start a new file",
             options.out.display()
         );
-        if !config.scores {
-            // A file begun before the scores were stored (v2) goes on without them, so that
-            // a run keeps one format.
-            options.config.scores = false;
-        }
+        // A file begun in another form (v2 before the scores were stored, v3 before the
+        // compact form) goes on in it, so that a run keeps one.
+        options.config.scores = config.scores;
+        options.config.compact = config.compact;
         ensure!(
             config == options.config,
             "{} was made with other settings ({}); give the same ones to continue it",
@@ -177,7 +183,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut played = 0u64;
     for index in todo {
         let game = play_game(&options.config, index, &mut search, &mut solver)?;
-        writeln!(file, "{}", game.to_line())
+        writeln!(file, "{}", options.config.line(&game))
             .and_then(|_| file.flush())
             .with_context(|| format!("writing {}", options.out.display()))?;
         done += 1;
@@ -220,6 +226,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         weights: None,
         shard: None,
         scores: true,
+        compact: true,
     };
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
@@ -242,6 +249,13 @@ fn parse_args(args: &[String]) -> Result<Options> {
             }
             "--first-index" => first_index = args.whole_number(flag)?,
             "--shard" => shard = Some(Shard::parse(args.value(flag)?)?),
+            "--format" => {
+                config.compact = match args.value(flag)? {
+                    "v4" => true,
+                    "v3" => false,
+                    other => bail!("--format takes v4 or v3, not {other:?}"),
+                }
+            }
             flag if SearchOptions::takes(flag) => search.set(flag, args.value(flag)?)?,
             _ => return Err(args.unexpected(arg)),
         }

@@ -74,11 +74,12 @@ pub fn run(args: &[String]) -> Result<()> {
             )),
         weights.map_or("unidentified".to_string(), |id| format!("{id:08x}")),
     );
-    let header = SelfPlayConfig {
+    // The input's form, with scores (a v1 or v2 input gives v3).
+    let scored_config = SelfPlayConfig {
         scores: true,
         ..config
-    }
-    .header();
+    };
+    let header = scored_config.header();
     let shown = out.display();
     let mut done = 0;
     if out.exists() {
@@ -126,7 +127,7 @@ pub fn run(args: &[String]) -> Result<()> {
         );
         let lines: String = scored
             .iter()
-            .map(|game| format!("{}\n", game.to_line()))
+            .map(|game| format!("{}\n", scored_config.line(game)))
             .collect();
         file.write_all(lines.as_bytes())
             .and_then(|_| file.flush())

@@ -178,6 +178,9 @@ mod tests {
             // The stored line reads back to the same game (parse_line replays and checks it).
             let line = game.to_line();
             assert_eq!(SelfPlayGame::parse_line(&line).unwrap(), game);
+            // And the compact (v4) line.
+            let compact = game.to_compact_line();
+            assert_eq!(SelfPlayGame::parse_compact_line(&compact).unwrap(), game);
             // A line whose result is not the game's final score is refused.
             let wrong = SelfPlayGame {
                 black_result: game.black_result + Discs::new(2),

@@ -108,7 +108,7 @@ pub fn merge_selfplay(inputs: &[(String, String)]) -> Result<String> {
             part.len(),
             part.shard
         );
-        let lines = games.iter().map(|game| game.to_line()).collect();
+        let lines = games.iter().map(|game| config.line(game)).collect();
         if let Some((other, ..)) = shards.insert(part.shard.index, (name, part, lines)) {
             bail!("{name} and {other} are both shard {}", part.shard);
         }
