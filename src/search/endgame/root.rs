@@ -360,7 +360,7 @@ impl EndgameSolver {
             board.undo();
             return;
         }
-        let hint = self.tt.probe(board.hash()).and_then(|e| e.best);
+        let hint = self.known_best(board);
         for square in ordering::solver_order(board, hint, self.bundle.evaluator()) {
             board.make_move(square);
             // The move is on the PV exactly when its child is worth -value.

@@ -457,6 +457,26 @@ impl EndgameSolver {
     }
 }
 
+impl EndgameSolver {
+    /// The best move the tables hold for `board`, looked up where a node of its empties keeps
+    /// its entry: the shared table under the board's hash above [`VIEW_MAX_EMPTIES`], the
+    /// thread's cache or the shared table under the view's hash from [`TT_MIN_EMPTIES`] (see
+    /// [`EndgameSolver::view_node_search`]), none below.
+    pub(super) fn known_best(&self, board: &Board) -> Option<Square> {
+        let empties = board.empties();
+        let entry = if empties > VIEW_MAX_EMPTIES {
+            self.tt.probe(board.hash())
+        } else if empties > CACHE_MAX_EMPTIES {
+            self.tt.probe(board.view().hash())
+        } else if empties >= TT_MIN_EMPTIES {
+            self.cache.probe(board.view().hash())
+        } else {
+            None
+        };
+        entry.and_then(|entry| entry.best)
+    }
+}
+
 /// The table key of the child of the board node `board` after the move on `square` (legal):
 /// the board's hash after the move for a child that is a board node, the view's
 /// ([`BitView::hash`]) for one that is a view node, as each keeps its entries.
@@ -595,6 +615,47 @@ mod tests {
                 assert!(entry.is_some(), "{empties} empties, move {square:?}");
             }
         }
+    }
+
+    /// After a search, the best move of a node of each kind (a board node, a view node in
+    /// the shared table, one in the thread's cache) is found where the node stored it, and is
+    /// legal there; the board's hash alone finds none below the board nodes.
+    #[test]
+    fn known_best_moves_are_found_where_each_node_keeps_them() {
+        let mut rng = Rng::new(43);
+        let flag = AtomicBool::new(false);
+        let stop = StopCheck::new(&flag);
+        let mut tested = 0;
+        for empties in [
+            VIEW_MAX_EMPTIES + 1,
+            CACHE_MAX_EMPTIES + 1,
+            TT_MIN_EMPTIES + 2,
+        ] {
+            let mut found = 0;
+            for _ in 0..40 {
+                let mut board = Board::start();
+                while board.empties() > empties && board.has_legal_move() {
+                    let square = rng.pick(board.legal_moves());
+                    let flipped = board.flips(square);
+                    board.apply_flips(square, flipped);
+                }
+                if board.empties() != empties || board.legal_moves().count_ones() < 2 {
+                    continue;
+                }
+                let mut solver = EndgameSolver::new(1);
+                solver.node(&mut board, -Discs::MAX, Discs::MAX, &stop);
+                tested += 1;
+                if let Some(square) = solver.known_best(&board) {
+                    assert!(board.legal_moves() & square.bit() != 0);
+                    found += 1;
+                }
+                if empties <= VIEW_MAX_EMPTIES {
+                    assert!(solver.tt.probe(board.hash()).is_none());
+                }
+            }
+            assert!(found >= 10, "{empties} empties: {found} found");
+        }
+        assert!(tested >= 60);
     }
 
     #[test]
