@@ -13,7 +13,10 @@ prints, per game after `gzip -9`:
     python3 lab/shard_encoding.py data/selfplay-49/selfplay-49-0.txt.gz --games 3000
 
 The game number (the line's position in its shard) is left out of the compact form. Pure
-Python with no dependency; about a second per 300 games.
+Python with no dependency; about a second per 300 games. (The v4 files `tsuru datagen` now
+writes, `src/formats/selfplay.rs`, came from this measurement: ranks among the legal moves as
+text characters, ordered by the opponent's replies, and the scores as differences: 45.3 bytes
+a game with `gzip -9` where this script's bytes gave 49.7.)
 """
 
 import argparse

@@ -40,7 +40,7 @@
 //! the games' results; v1 and v2 files do not have them.
 //!
 //! A v4 file (`v4` in the header, the same fields as v3) holds what a v3 file does in about
-//! two thirds of the bytes once compressed (issue 53: the repository's size budget). Its
+//! 0.6 of the bytes once compressed (issue 53: the repository's size budget). Its
 //! lines have the same five numbers and fields, but:
 //!
 //! - the moves are one character each (`0-9`, `A-Z`, `a-z`: 0 to 61): the move's rank among
@@ -56,7 +56,7 @@
 //!
 //! ```text
 //! # tsuru self-play v4 seed 50 depth 12 solve 20 random 8 30 weights c1d7ae0d
-//! 0 21 20 8 000422344033059985351545651554046AB7041720101123122362002100 sGSHTGSIRF...
+//! 0 21 20 8 003301441021149006561305317701417605551100111412122321000100 sGKLMLKMLIKLMKKKJLMN
 //! ```
 //!
 //! Each form has exactly one encoding of a game, so a file's bytes follow from its games.
