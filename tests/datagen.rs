@@ -257,7 +257,9 @@ fn other_settings_and_bad_arguments_are_refused() {
             "datagen", "--out", "/tmp/x", "--games", "2", "--shard", "2/2",
         ],
         vec!["datagen", "--out", "/tmp/x", "--games", "2", "--shard", "1"],
-        vec!["datagen", "--out", "/tmp/x", "--games", "2", "--format", "v5"],
+        vec![
+            "datagen", "--out", "/tmp/x", "--games", "2", "--format", "v5",
+        ],
     ] {
         let out = Command::new(TSURU).args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
