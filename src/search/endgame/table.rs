@@ -598,15 +598,9 @@ mod tests {
         let mut tested = 0;
         while tested < 6 {
             let empties = ordering::EVAL_ORDER_EMPTIES + (tested % 2) as u32;
-            let mut board = Board::start();
-            while board.empties() > empties && board.has_legal_move() {
-                let square = rng.pick(board.legal_moves());
-                let flipped = board.flips(square);
-                board.apply_flips(square, flipped);
-            }
-            if board.empties() != empties || !board.has_legal_move() {
+            let Some(mut board) = random_board(&mut rng, empties) else {
                 continue;
-            }
+            };
             tested += 1;
             let mut solver = EndgameSolver::new(1);
             solver.node(&mut board, -Discs::MAX, Discs::MAX, &stop);
@@ -633,15 +627,11 @@ mod tests {
         ] {
             let mut found = 0;
             for _ in 0..40 {
-                let mut board = Board::start();
-                while board.empties() > empties && board.has_legal_move() {
-                    let square = rng.pick(board.legal_moves());
-                    let flipped = board.flips(square);
-                    board.apply_flips(square, flipped);
-                }
-                if board.empties() != empties || board.legal_moves().count_ones() < 2 {
+                let Some(mut board) = random_board(&mut rng, empties)
+                    .filter(|board| board.legal_moves().count_ones() >= 2)
+                else {
                     continue;
-                }
+                };
                 let mut solver = EndgameSolver::new(1);
                 solver.node(&mut board, -Discs::MAX, Discs::MAX, &stop);
                 tested += 1;

@@ -21,6 +21,18 @@ pub(super) fn minimax(view: BitView) -> Discs {
         .expect("a legal move")
 }
 
+/// A board with exactly `empties` empty squares reached by random moves from the start (no
+/// pass played), whose side to move has a legal move; `None` otherwise.
+pub(super) fn random_board(rng: &mut Rng, empties: u32) -> Option<Board> {
+    let mut board = Board::start();
+    while board.empties() > empties && board.has_legal_move() {
+        let square = rng.pick(board.legal_moves());
+        let flipped = board.flips(square);
+        board.apply_flips(square, flipped);
+    }
+    (board.empties() == empties && board.has_legal_move()).then_some(board)
+}
+
 /// A position with exactly `empties` empty squares from a random game, `None` when the
 /// game ended before. One in four is made lopsided: all but one to three of the
 /// opponent's discs (next to an empty square where there are such) become the side to
