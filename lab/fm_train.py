@@ -83,9 +83,11 @@ class Model(torch.nn.Module):
     """Tables as embeddings with sparse gradients (a step touches only the rows its batch
     reads), vectors shared by the stages, a scale per stage."""
 
-    def __init__(self, entries, stages, dim, init=None):
+    def __init__(self, entries, stages, dim, init=None, columns=None):
         super().__init__()
         self.entries, self.stages, self.dim = entries, stages, dim
+        # The look-ups (columns of a record) that carry vectors; None: all of them.
+        self.columns = columns
         self.linear = torch.nn.Embedding(entries * stages, 1, sparse=True)
         self.bias = torch.nn.Parameter(torch.zeros(stages))
         torch.nn.init.zeros_(self.linear.weight)
@@ -101,7 +103,7 @@ class Model(torch.nn.Module):
     def forward(self, lookups, stage):
         value = self.linear(lookups + (stage * self.entries)[:, None]).sum((1, 2)) + self.bias[stage]
         if self.dim:
-            rows = self.vectors(lookups)
+            rows = self.vectors(lookups if self.columns is None else lookups[:, self.columns])
             total = rows.sum(1)
             pairs = 0.5 * (total.pow(2).sum(1) - rows.pow(2).sum((1, 2)))
             value = value + self.scale[stage] * pairs
@@ -148,6 +150,9 @@ def main():
     parser.add_argument("--min-positions", type=int, default=10000,
                         help="a stage with fewer training positions gets no interaction term")
     parser.add_argument("--limit", type=int, help="read about N records, evenly spread (for a quick try)")
+    parser.add_argument("--fm-shapes", help="comma-separated shape numbers (their order in the samples' header) "
+                        "whose look-ups carry vectors, 'm' for the mobility table; default all: a term over "
+                        "fewer look-ups costs the engine fewer row reads")
     args = parser.parse_args()
     torch.manual_seed(53)
     torch.set_num_threads(args.threads)
@@ -163,15 +168,37 @@ def main():
         if init["pattern_set"] != header["pattern_set"] or init["tables"].shape != (args.stages, entries):
             raise SystemExit("--init is for another pattern set or shape")
     to = lambda a, dtype: torch.from_numpy(a.astype(dtype)).to(device)
-    lookups = to(records["lookups"].astype(np.int64) + offsets[None, :], np.int64)
+    # 32-bit indices, converted a chunk at a time: the whole data at once in 64 bits would
+    # need several times the memory of the file.
+    raw = records["lookups"]
+    flat = np.empty(raw.shape, dtype=np.int32)
+    for start in range(0, len(raw), 1 << 20):
+        flat[start : start + (1 << 20)] = raw[start : start + (1 << 20)].astype(np.int32) + offsets[None, :]
+    lookups = torch.from_numpy(flat).to(device)
     stage = to(stage_of(records["empties"], args.stages), np.int64)
     label = to(records["label"], np.float32)
     held_out = to(records["flags"] & 1, bool)
     train = (lookups[~held_out], stage[~held_out], label[~held_out])
     held = (lookups[held_out], stage[held_out], label[held_out])
+    del lookups, flat, stage, label
     print(f"{len(train[2])} training and {len(held[2])} held-out positions; {entries} entries a stage; {device}", flush=True)
 
-    model = Model(entries, args.stages, args.dim, init).to(device)
+    columns, entry_mask = None, np.ones(entries, dtype=np.float32)
+    if args.fm_shapes:
+        chosen = args.fm_shapes.split(",")
+        shapes = {int(v) for v in chosen if v != "m"}
+        keep = [c for c, shape in enumerate(header["copies"]) if shape in shapes]
+        if "m" in chosen:
+            keep.append(len(header["copies"]))
+        columns = torch.tensor(keep, dtype=torch.int64, device=device)
+        # Entries of the other shapes are never read with vectors: written as zero vectors.
+        entry_mask[:] = 0.0
+        for c in keep:
+            start = int(offsets[c])
+            size = 3 ** header["shapes"][header["copies"][c]] if c < len(header["copies"]) else header["mobility"] ** 2
+            entry_mask[start : start + size] = 1.0
+        print(f"vectors on {len(keep)} of {len(offsets)} look-ups ({int(entry_mask.sum())} entries)", flush=True)
+    model = Model(entries, args.stages, args.dim, init, columns).to(device)
     print(f"start: held-out MAE {mae(model, held, args.batch):.3f}", flush=True)
     optimisers = model.optimisers(args.lr)
     n = len(train[2])
@@ -210,7 +237,7 @@ def main():
     for t in np.flatnonzero(counts < args.min_positions):
         print(f"stage {t}: {counts[t]} training positions, the term is off there", flush=True)
         scales[t] = 0.0
-    arrays = (arrays[0], arrays[1], scales, arrays[3])
+    arrays = (arrays[0], arrays[1], scales, arrays[3] * entry_mask[:, None])
     write_model(args.out, header["pattern_set"], *arrays)
     print(f"wrote {args.out}: epoch {epoch}, held-out MAE {held_mae:.4f}", flush=True)
 

@@ -44,6 +44,12 @@ pub const SPEC: ToolSpec = ToolSpec {
             "instead of --nets: a factorisation-machine model to quantise\n\
              (lab/fm_train.py writes it)",
         ),
+        ToolOption::new(
+            "--fm-compact",
+            "",
+            "with --fm: quantise the vectors to 8-bit components (the engine\n\
+             then reads rows of 8 bytes instead of 16)",
+        ),
         ToolOption::new("--out", "FILE", "the weights file to write (required)"),
         ToolOption::new(
             "--weights",
@@ -75,13 +81,14 @@ pub const SPEC: ToolSpec = ToolSpec {
 /// Runs the tool.
 pub fn run(args: &[String]) -> Result<()> {
     let (mut nets, mut out, mut check, mut given) = (None, None, None, None);
-    let (mut fm, mut export_fm) = (None, None);
+    let (mut fm, mut export_fm, mut compact) = (None, None, false);
     let mut validation = None;
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
         match arg {
             Arg::Flag("--nets") => nets = Some(PathBuf::from(args.value("--nets")?)),
             Arg::Flag("--fm") => fm = Some(PathBuf::from(args.value("--fm")?)),
+            Arg::Flag("--fm-compact") => compact = true,
             Arg::Flag("--export-fm") => export_fm = Some(PathBuf::from(args.value("--export-fm")?)),
             Arg::Flag("--out") => out = Some(PathBuf::from(args.value("--out")?)),
             Arg::Flag("--check") => check = Some(PathBuf::from(args.value("--check")?)),
@@ -119,7 +126,8 @@ pub fn run(args: &[String]) -> Result<()> {
     if let Some(model) = fm {
         ensure!(nets.is_none(), "--fm replaces --nets {}", usage());
         let record = fm_model::read(&model)?;
-        let weights = quantise_model(&record).with_context(|| format!("in {}", model.display()))?;
+        let weights =
+            quantise_model(&record, compact).with_context(|| format!("in {}", model.display()))?;
         let bytes = weights.to_bytes();
         std::fs::write(&out, &bytes).with_context(|| format!("writing {}", out.display()))?;
         let id = Weights::file_id(&bytes).unwrap_or(0);

@@ -19,11 +19,22 @@ use crate::score::UNITS_PER_DISC;
 /// 16-bit lanes.
 pub const LARGEST_COMPONENT: f64 = (i16::MAX as usize / crate::eval::pattern::FEATURES) as f64;
 
+/// The largest vector component of a term quantised to 8 bits ([`quantise_model`]'s
+/// `compact`): the engine then keeps its rows in 8 bytes each, half the memory.
+pub const LARGEST_COMPACT_COMPONENT: f64 = i8::MAX as f64;
+
 /// The weights of `record`: tables and biases quantised to Score units (canonical entries'
 /// values, ties made equal), the interaction term as described in the module doc. Error if the
 /// model is for another pattern set or layout, or of another width than the engine reads. A
-/// model whose scales or vectors are all zero gives weights without the term.
-pub fn quantise_model(record: &FmModelRecord) -> Result<Weights> {
+/// model whose scales or vectors are all zero gives weights without the term. `compact`
+/// quantises the vectors to 8-bit components ([`LARGEST_COMPACT_COMPONENT`]) instead of
+/// [`LARGEST_COMPONENT`]: coarser, and half the engine's memory for the rows.
+pub fn quantise_model(record: &FmModelRecord, compact: bool) -> Result<Weights> {
+    let bound = if compact {
+        LARGEST_COMPACT_COMPONENT
+    } else {
+        LARGEST_COMPONENT
+    };
     let layout = layout();
     ensure!(
         record.pattern_set == layout.pattern_set_id,
@@ -62,7 +73,7 @@ pub fn quantise_model(record: &FmModelRecord) -> Result<Weights> {
         .fold(0.0, f64::max);
     // The power of two that brings the largest component to LARGEST_COMPONENT or just below.
     let q = if largest > 0.0 {
-        2f64.powi((LARGEST_COMPONENT / largest).log2().floor() as i32)
+        2f64.powi((bound / largest).log2().floor() as i32)
     } else {
         1.0
     };
@@ -154,19 +165,41 @@ mod tests {
                 .map(|_| uniform(0.2))
                 .collect(),
         };
-        let weights = quantise_model(&record).unwrap();
-        let eval = crate::eval::pattern::PatternEval::new(&weights);
-        let mut rng = Rng::new(59);
-        let mut worst: f64 = 0.0;
-        for plies in 0..60 {
-            let board = random_board(&mut rng, plies);
-            let model = model_value(&record, &board) * f64::from(UNITS_PER_DISC);
-            let engine = f64::from(eval.raw(&board));
-            worst = worst.max((engine - model).abs());
+        for compact in [false, true] {
+            let weights = quantise_model(&record, compact).unwrap();
+            let largest = weights
+                .interaction
+                .as_ref()
+                .unwrap()
+                .vectors
+                .iter()
+                .flatten()
+                .map(|&x| x.unsigned_abs())
+                .max()
+                .unwrap();
+            let bound = if compact {
+                LARGEST_COMPACT_COMPONENT
+            } else {
+                LARGEST_COMPONENT
+            };
+            assert!(f64::from(largest) <= bound && f64::from(largest) > bound / 2.0);
+            let eval = crate::eval::pattern::PatternEval::new(&weights);
+            let mut rng = Rng::new(59);
+            let mut worst: f64 = 0.0;
+            for plies in 0..60 {
+                let board = random_board(&mut rng, plies);
+                let model = model_value(&record, &board) * f64::from(UNITS_PER_DISC);
+                let engine = f64::from(eval.raw(&board));
+                worst = worst.max((engine - model).abs());
+            }
+            // Rounding: half a unit per table look-up and the bias, the folding's stated
+            // error, and the vectors' quantisation (relative 1/1190 of the largest component,
+            // 1/254 when compact).
+            assert!(
+                worst < 60.0,
+                "compact {compact}: worst difference {worst} units"
+            );
         }
-        // Rounding: half a unit per table look-up and the bias, the folding's stated error,
-        // and the vectors' quantisation (relative 1/1190 of the largest component).
-        assert!(worst < 60.0, "worst difference {worst} units");
     }
 
     #[test]
@@ -181,7 +214,7 @@ mod tests {
             scales: vec![0.0],
             vectors: vec![0.0; layout.total * INTERACTION_DIM],
         };
-        let error = quantise_model(&record).unwrap_err().to_string();
+        let error = quantise_model(&record, false).unwrap_err().to_string();
         assert!(error.contains("pattern set"), "{error}");
         let wide = FmModelRecord {
             pattern_set: layout.pattern_set_id,
@@ -189,7 +222,7 @@ mod tests {
             vectors: vec![0.0; layout.total * 4],
             ..record
         };
-        let error = quantise_model(&wide).unwrap_err().to_string();
+        let error = quantise_model(&wide, false).unwrap_err().to_string();
         assert!(error.contains("wide"), "{error}");
     }
 }
