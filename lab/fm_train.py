@@ -109,10 +109,16 @@ class Model(torch.nn.Module):
             value = value + self.scale[stage] * pairs
         return value
 
-    def optimisers(self, lr):
-        sparse = [p for n, p in self.named_parameters() if n.endswith("weight")]
-        dense = [p for n, p in self.named_parameters() if not n.endswith("weight")]
-        return [torch.optim.SparseAdam(sparse, lr=lr), torch.optim.Adam(dense, lr=lr)]
+    def optimisers(self, lr, freeze_tables=False):
+        frozen = {"linear.weight", "bias"} if freeze_tables else set()
+        for name, p in self.named_parameters():
+            p.requires_grad_(name not in frozen)
+        sparse = [p for n, p in self.named_parameters() if n.endswith("weight") and n not in frozen]
+        dense = [p for n, p in self.named_parameters() if not n.endswith("weight") and n not in frozen]
+        optimisers = [torch.optim.SparseAdam(sparse, lr=lr)]
+        if dense:
+            optimisers.append(torch.optim.Adam(dense, lr=lr))
+        return optimisers
 
     def arrays(self, dim_out):
         """(bias, tables, scales, vectors) as NumPy arrays in discs, vectors dim_out wide."""
@@ -150,6 +156,9 @@ def main():
     parser.add_argument("--min-positions", type=int, default=10000,
                         help="a stage with fewer training positions gets no interaction term")
     parser.add_argument("--limit", type=int, help="read about N records, evenly spread (for a quick try)")
+    parser.add_argument("--freeze-tables", action="store_true",
+                        help="keep the tables and biases of --init as they are and fit the term alone "
+                        "(the weights then differ from --init only by the term)")
     parser.add_argument("--fm-shapes", help="comma-separated shape numbers (their order in the samples' header) "
                         "whose look-ups carry vectors, 'm' for the mobility table; default all: a term over "
                         "fewer look-ups costs the engine fewer row reads")
@@ -200,7 +209,7 @@ def main():
         print(f"vectors on {len(keep)} of {len(offsets)} look-ups ({int(entry_mask.sum())} entries)", flush=True)
     model = Model(entries, args.stages, args.dim, init, columns).to(device)
     print(f"start: held-out MAE {mae(model, held, args.batch):.3f}", flush=True)
-    optimisers = model.optimisers(args.lr)
+    optimisers = model.optimisers(args.lr, args.freeze_tables)
     n = len(train[2])
     generator = torch.Generator(device=device).manual_seed(53)
     started, best = time.time(), (float("inf"), None, 0)
