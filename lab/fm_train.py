@@ -156,6 +156,10 @@ def main():
     parser.add_argument("--min-positions", type=int, default=10000,
                         help="a stage with fewer training positions gets no interaction term")
     parser.add_argument("--limit", type=int, help="read about N records, evenly spread (for a quick try)")
+    parser.add_argument("--min-count", type=int, default=1,
+                        help="vectors of entries read fewer than N times by the training records "
+                        "are written as zero (untrained vectors would add noise, and zeros keep the "
+                        "file small)")
     parser.add_argument("--freeze-tables", action="store_true",
                         help="keep the tables and biases of --init as they are and fit the term alone "
                         "(the weights then differ from --init only by the term)")
@@ -207,6 +211,16 @@ def main():
             size = 3 ** header["shapes"][header["copies"][c]] if c < len(header["copies"]) else header["mobility"] ** 2
             entry_mask[start : start + size] = 1.0
         print(f"vectors on {len(keep)} of {len(offsets)} look-ups ({int(entry_mask.sum())} entries)", flush=True)
+    # How often the training records read each entry with a vector.
+    counts = torch.zeros(entries, dtype=torch.int64, device=device)
+    for start in range(0, len(train[0]), 1 << 20):
+        chunk = train[0][start : start + (1 << 20)]
+        chunk = chunk if columns is None else chunk[:, columns]
+        counts += torch.bincount(chunk.reshape(-1).to(torch.int64), minlength=entries)
+    rare = (counts < args.min_count).cpu().numpy() & (entry_mask > 0)
+    print(f"{int(rare.sum())} entries with vectors read fewer than {args.min_count} times: written as zero", flush=True)
+    entry_mask[rare] = 0.0
+    del counts
     model = Model(entries, args.stages, args.dim, init, columns).to(device)
     print(f"start: held-out MAE {mae(model, held, args.batch):.3f}", flush=True)
     optimisers = model.optimisers(args.lr, args.freeze_tables)

@@ -1,7 +1,8 @@
 //! Every file format tsuru reads or writes, parsed at the edge into plain records of engine
 //! types: the opening book and its text form ([`book`]), GGF game records ([`ggf`]), OBF test
 //! positions ([`obf`]), opening lists ([`openings`]), validation files ([`validation`]),
-//! weights files ([`weights`]) with their one checksum ([`checksum`]), self-play files ([`selfplay`]), positions files
+//! weights files ([`weights`]) with their one checksum ([`checksum`]), interaction-term files
+//! ([`term`]), self-play files ([`selfplay`]), positions files
 //! ([`positions`]), search-value caches ([`search_cache`]), samples files for an outside
 //! trainer ([`samples`]), pattern-network files ([`pattern_nets`]), factorisation-machine model
 //! files ([`fm_model`]) and match records
@@ -26,6 +27,7 @@ pub mod positions;
 pub mod samples;
 pub mod search_cache;
 pub mod selfplay;
+pub mod term;
 pub mod validation;
 pub mod weights;
 

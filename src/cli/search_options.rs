@@ -46,7 +46,8 @@ pub const HASH: SharedOption = SharedOption {
 pub const EVAL_FILE: SharedOption = SharedOption {
     flag: "--eval-file",
     value: "WEIGHTS",
-    help: "pattern weights to search with instead of the shipped ones",
+    help: "pattern weights to search with instead of the shipped ones (or a\n\
+           term file: the shipped weights with its interaction term)",
 };
 
 /// The group every tool that searches takes, in the order of [`SearchOptions`]' fields.

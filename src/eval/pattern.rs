@@ -39,6 +39,7 @@ use anyhow::{ensure, Context, Result};
 use super::Evaluation;
 use crate::board::patterns::{pattern_tables, pow3, Shape, COPIES, SHAPES};
 use crate::board::{bits, Board, Color, Symmetry};
+use crate::formats::term::{self as term_file, TermRecord};
 use crate::formats::weights::{self as file, InteractionRecord, StageRecord, WeightsRecord};
 use crate::score::Score;
 
@@ -494,6 +495,97 @@ impl Weights {
     }
 }
 
+impl Weights {
+    /// The term file form ([`crate::formats::term`]) of these weights' interaction term, for
+    /// the weights file whose identity is `base` (the tables the term was fitted to): each
+    /// canonical entry's vector. Error if there is no term or a component leaves 8 bits.
+    pub fn term_to_bytes(&self, base: u32) -> Result<Vec<u8>> {
+        let layout = layout();
+        let term = self
+            .interaction
+            .as_ref()
+            .context("the weights have no interaction term")?;
+        let mut vectors = Vec::with_capacity(layout.canonical_entries.len() * INTERACTION_DIM);
+        for &entry in &layout.canonical_entries {
+            for &value in &term.vectors[entry as usize] {
+                let value = i8::try_from(value).map_err(|_| {
+                    anyhow::anyhow!(
+                        "entry {entry}: component {value} does not fit a term file's 8 bits                          (quantise with --fm-compact)"
+                    )
+                })?;
+                vectors.push(value);
+            }
+        }
+        Ok(term_file::to_bytes(&TermRecord {
+            pattern_set: layout.pattern_set_id,
+            base,
+            dim: INTERACTION_DIM as u16,
+            shift: term.shift as u16,
+            scales: term.scales.clone(),
+            vectors,
+        }))
+    }
+
+    /// The weights a file holds, with their identity: a weights file's own, or for a term
+    /// file ([`crate::formats::term`]) the compiled-in weights ([`super::SHIPPED_WEIGHTS`])
+    /// with its term attached ([`Weights::with_term_file`]).
+    pub fn load(bytes: &[u8]) -> Result<(Weights, WeightsId)> {
+        if term_file::is_term_file(bytes) {
+            return Weights::with_term_file(super::SHIPPED_WEIGHTS, bytes);
+        }
+        let weights = Weights::from_bytes(bytes)?;
+        let id = Weights::file_id(bytes).expect("bytes that load have an identity");
+        Ok((weights, WeightsId(id)))
+    }
+
+    /// The weights of the file `weights` with the interaction term of the term file `term`
+    /// attached, and the identity of the two together (the term file's checksum, which
+    /// covers the weights' identity). Refused unless the term was made for these very
+    /// weights (their identity), which have no term of their own.
+    pub fn with_term_file(weights: &[u8], term: &[u8]) -> Result<(Weights, WeightsId)> {
+        let layout = layout();
+        let mut base = Weights::from_bytes(weights)?;
+        let base_id = file::stored_checksum(weights).expect("weights that load have a checksum");
+        ensure!(
+            base.interaction.is_none(),
+            "the weights have an interaction term of their own"
+        );
+        let record =
+            term_file::from_bytes(term, layout.pattern_set_id, layout.canonical_entries.len())?;
+        ensure!(
+            record.base == base_id,
+            "the term was made for weights {}, not for these (weights {})",
+            WeightsId(record.base),
+            WeightsId(base_id)
+        );
+        ensure!(
+            record.dim as usize == INTERACTION_DIM,
+            "interaction vectors {} wide; this build evaluates {INTERACTION_DIM}",
+            record.dim
+        );
+        let mut vectors = vec![[0i16; INTERACTION_DIM]; layout.total];
+        for (&entry, values) in layout
+            .canonical_entries
+            .iter()
+            .zip(record.vectors.chunks_exact(INTERACTION_DIM))
+        {
+            vectors[entry as usize] = std::array::from_fn(|d| i16::from(values[d]));
+        }
+        for entry in 0..layout.total {
+            vectors[entry] = vectors[layout.canonical[entry] as usize];
+        }
+        let term_value = Interaction {
+            shift: u32::from(record.shift),
+            scales: record.scales,
+            vectors,
+        };
+        term_value.check(&base)?;
+        base.interaction = Some(term_value);
+        let id = file::stored_checksum(term).expect("a term file that loads has a checksum");
+        Ok((base, WeightsId(id)))
+    }
+}
+
 /// The evaluation: per stage and side to move, a flat table ready for direct look-ups.
 #[derive(Clone)]
 pub struct PatternEval {
@@ -533,6 +625,9 @@ struct InteractionRows {
     with_rows_len: usize,
     /// Whether the mobility table's entries have nonzero vectors.
     mobility_rows: bool,
+    /// Whether every scale is nonnegative, so that the rows' part of the term is never
+    /// negative ([`PatternEval::leaf_bounds`]).
+    never_negative: bool,
 }
 
 impl PatternEval {
@@ -598,6 +693,7 @@ impl PatternEval {
                 with_rows,
                 with_rows_len,
                 mobility_rows: nonzero(layout.mobility_offset..layout.total),
+                never_negative: term.scales.iter().all(|&s| s >= 0),
             })
         });
         PatternEval {
@@ -619,11 +715,11 @@ impl PatternEval {
         PatternEval::from_bytes(&bytes).with_context(|| format!("loading {path}"))
     }
 
-    /// Reads a weights file's bytes, with the file's identity.
+    /// Reads a weights file's bytes, or a term file's (applied to the compiled-in weights),
+    /// with the identity ([`Weights::load`]).
     pub fn from_bytes(bytes: &[u8]) -> Result<(PatternEval, WeightsId)> {
-        let weights = Weights::from_bytes(bytes)?;
-        let id = Weights::file_id(bytes).expect("bytes that load have an identity");
-        Ok((PatternEval::new(&weights), WeightsId(id)))
+        let (weights, id) = Weights::load(bytes)?;
+        Ok((PatternEval::new(&weights), id))
     }
 
     /// The raw sum for `board` (bias plus look-ups), in Score units, unclamped.
@@ -641,6 +737,17 @@ impl PatternEval {
     /// [`PatternEval::raw`] of a position given by its parts (see [`LeafView`]).
     #[inline]
     pub fn raw_of(&self, leaf: &LeafView) -> i32 {
+        let (sum, stage, mobility) = self.linear_of(leaf);
+        match &self.interaction {
+            Some(term) => sum + term.term_of(leaf, stage, mobility),
+            None => sum,
+        }
+    }
+
+    /// The bias and the look-ups' sum for `leaf` (the interaction term's folded share
+    /// included, the part from its rows not), with the stage and the mobility table's entry.
+    #[inline(always)]
+    fn linear_of(&self, leaf: &LeafView) -> (i32, usize, usize) {
         let layout = layout();
         let stage = stage_of(leaf.empties, self.stages);
         let base = (stage * 2 + leaf.side.index()) * layout.total;
@@ -654,43 +761,7 @@ impl PatternEval {
         for copy in 0..COPIES {
             sum += i32::from(table[layout.copy_offsets[copy] + leaf.indices[copy] as usize]);
         }
-        let Some(term) = &self.interaction else {
-            return sum;
-        };
-        // The rows of the copies with vectors, in a loop of their own. (One generic helper for
-        // both row widths was measured 11 % slower with the term, so the two loops stay.)
-        let side = leaf.side.index() * layout.total;
-        let mut vector = [0i16; INTERACTION_DIM];
-        let copies = &term.with_rows[..term.with_rows_len];
-        // `Interaction::check` bounds every component so that 55 of them never wrap.
-        if term.compact.is_empty() {
-            let rows = &term.rows[side..side + layout.total];
-            let mut add = |entry: usize| {
-                for (total, &value) in vector.iter_mut().zip(&rows[entry].0) {
-                    *total = total.wrapping_add(value);
-                }
-            };
-            if term.mobility_rows {
-                add(mobility);
-            }
-            for &copy in copies {
-                add(layout.copy_offsets[copy as usize] + leaf.indices[copy as usize] as usize);
-            }
-        } else {
-            let rows = &term.compact[side..side + layout.total];
-            let mut add = |entry: usize| {
-                for (total, &value) in vector.iter_mut().zip(&rows[entry].0) {
-                    *total = total.wrapping_add(i16::from(value));
-                }
-            };
-            if term.mobility_rows {
-                add(mobility);
-            }
-            for &copy in copies {
-                add(layout.copy_offsets[copy as usize] + leaf.indices[copy as usize] as usize);
-            }
-        }
-        sum + term.value_of_sum(stage, &vector)
+        (sum, stage, mobility)
     }
 
     /// [`Evaluation::evaluate_with_moves`] of a position given by its parts.
@@ -698,9 +769,115 @@ impl PatternEval {
     pub fn evaluate_leaf(&self, leaf: &LeafView) -> Score {
         Score::from_units(self.raw_of(leaf)).clamped_below_max()
     }
+
+    /// What the search needs of `leaf` against `beta`: its value, unless a lower bound of
+    /// it already reaches `beta`, which then stands in for it (a fail-high leaf). With an
+    /// interaction term whose scales are all nonnegative the row part is never negative, so
+    /// the sum without it is such a bound and the rows are read only where the bound falls
+    /// short of `beta` (issue 53: the term evaluated where it can change the result). Without
+    /// a term, or with a negative scale, the value is always exact.
+    #[inline]
+    pub fn leaf_bounds(&self, leaf: &LeafView, beta: Score) -> LeafBounds {
+        let (sum, stage, mobility) = self.linear_of(leaf);
+        let score = |units: i32| Score::from_units(units).clamped_below_max();
+        match &self.interaction {
+            None => LeafBounds::exact(score(sum)),
+            Some(term) if term.never_negative && score(sum) >= beta => LeafBounds {
+                lower: score(sum),
+                exact: None,
+            },
+            Some(term) => {
+                let exact = score(sum + term.term_of(leaf, stage, mobility));
+                LeafBounds {
+                    // With a negative scale the sum alone bounds nothing: the value is its
+                    // own bound.
+                    lower: if term.never_negative {
+                        score(sum)
+                    } else {
+                        exact
+                    },
+                    exact: Some(exact),
+                }
+            }
+        }
+    }
+}
+
+/// A leaf's value as far as [`PatternEval::leaf_bounds`] computed it: a lower bound, and
+/// the exact value where it was needed. The value a search takes against a `beta` is
+/// [`LeafBounds::against`]'s, a function of the position and `beta` alone, however much
+/// of it was computed (so that a cache of these never changes what the search returns).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeafBounds {
+    /// At most the exact value.
+    pub lower: Score,
+    /// The exact value, if it was computed.
+    pub exact: Option<Score>,
+}
+
+impl LeafBounds {
+    /// An exact value (its own lower bound).
+    pub fn exact(value: Score) -> LeafBounds {
+        LeafBounds {
+            lower: value,
+            exact: Some(value),
+        }
+    }
+
+    /// The leaf's value against `beta`: the lower bound when it reaches `beta`, else the
+    /// exact value; `None` when that is needed and was not computed.
+    #[inline]
+    pub fn against(&self, beta: Score) -> Option<Score> {
+        if self.lower >= beta {
+            Some(self.lower)
+        } else {
+            self.exact
+        }
+    }
 }
 
 impl InteractionRows {
+    /// The part of the folded term read from the rows of `leaf`'s look-ups (never negative
+    /// when [`InteractionRows::never_negative`]).
+    #[inline(always)]
+    fn term_of(&self, leaf: &LeafView, stage: usize, mobility: usize) -> i32 {
+        let layout = layout();
+        // The rows of the copies with vectors, in a loop of their own. (One generic helper for
+        // both row widths was measured 11 % slower with the term, so the two loops stay.)
+        let side = leaf.side.index() * layout.total;
+        let mut vector = [0i16; INTERACTION_DIM];
+        let copies = &self.with_rows[..self.with_rows_len];
+        // `Interaction::check` bounds every component so that 55 of them never wrap.
+        if self.compact.is_empty() {
+            let rows = &self.rows[side..side + layout.total];
+            let mut add = |entry: usize| {
+                for (total, &value) in vector.iter_mut().zip(&rows[entry].0) {
+                    *total = total.wrapping_add(value);
+                }
+            };
+            if self.mobility_rows {
+                add(mobility);
+            }
+            for &copy in copies {
+                add(layout.copy_offsets[copy as usize] + leaf.indices[copy as usize] as usize);
+            }
+        } else {
+            let rows = &self.compact[side..side + layout.total];
+            let mut add = |entry: usize| {
+                for (total, &value) in vector.iter_mut().zip(&rows[entry].0) {
+                    *total = total.wrapping_add(i16::from(value));
+                }
+            };
+            if self.mobility_rows {
+                add(mobility);
+            }
+            for &copy in copies {
+                add(layout.copy_offsets[copy as usize] + leaf.indices[copy as usize] as usize);
+            }
+        }
+        self.value_of_sum(stage, &vector)
+    }
+
     /// `round(scale * |vector|^2 / 2^shift)` for the sum `vector` of the rows read: the
     /// folded term's share that depends on the position as a whole.
     #[inline]
@@ -870,6 +1047,63 @@ mod tests {
         assert!(error.contains("16 bits"), "{error}");
     }
 
+    /// A term file holds the term alone and attaches it only to the weights it names: the
+    /// weights with the term back equal the originals, with the term file's identity; other
+    /// weights, weights with a term of their own and 16-bit components are refused; the
+    /// compiled-in weights take a term file through [`Weights::load`].
+    #[test]
+    fn a_term_file_attaches_its_term_to_its_own_weights_only() {
+        let mut weights = random_interaction_weights(5, 15);
+        let term = weights.interaction.as_mut().unwrap();
+        for vector in term.vectors.iter_mut() {
+            *vector = vector.map(|x| x * 127 / 300);
+        }
+        let mut base = weights.clone();
+        base.interaction = None;
+        let base_bytes = base.to_bytes();
+        let base_id = Weights::file_id(&base_bytes).unwrap();
+        let term_bytes = weights.term_to_bytes(base_id).unwrap();
+        let (joined, id) = Weights::with_term_file(&base_bytes, &term_bytes).unwrap();
+        assert_eq!(joined, weights);
+        assert_eq!(Some(id.0), file::stored_checksum(&term_bytes));
+        assert_ne!(id.0, base_id);
+        // Other weights, or weights that have a term already.
+        let other = random_weights(6, 15).to_bytes();
+        let error = Weights::with_term_file(&other, &term_bytes).unwrap_err();
+        assert!(error.to_string().contains("made for weights"), "{error}");
+        let error = Weights::with_term_file(&weights.to_bytes(), &term_bytes).unwrap_err();
+        assert!(error.to_string().contains("of their own"), "{error}");
+        // Components beyond 8 bits have no term file form.
+        let mut wide = weights.clone();
+        wide.interaction.as_mut().unwrap().vectors[layout().canonical_entries[0] as usize][0] = 200;
+        let error = wide.term_to_bytes(base_id).unwrap_err();
+        assert!(error.to_string().contains("8 bits"), "{error}");
+        // The compiled-in weights with a term of zero vectors but one nonzero entry: loaded
+        // from the term file alone, evaluated as the two together.
+        let shipped = Weights::from_bytes(super::super::SHIPPED_WEIGHTS).unwrap();
+        let shipped_id = Weights::file_id(super::super::SHIPPED_WEIGHTS).unwrap();
+        let mut with_term = shipped.clone();
+        let mut vectors = vec![[0i16; INTERACTION_DIM]; layout().total];
+        vectors[layout().mobility_offset + 5 * MOBILITY_SIDE + 7] = [3, -2, 0, 0, 0, 0, 0, 1];
+        with_term.interaction = Some(Interaction {
+            shift: 4,
+            scales: vec![5; shipped.stages()],
+            vectors,
+        });
+        let bytes = with_term.term_to_bytes(shipped_id).unwrap();
+        assert!(bytes.len() < 50_000, "{} bytes", bytes.len());
+        let (loaded, loaded_id) = Weights::load(&bytes).unwrap();
+        assert_eq!(loaded, with_term);
+        assert_eq!(Some(loaded_id.0), file::stored_checksum(&bytes));
+        let (eval, _) = PatternEval::from_bytes(&bytes).unwrap();
+        let mut rng = Rng::new(7);
+        for plies in [10, 30, 50] {
+            let board = random_board(&mut rng, plies);
+            let definition = with_term.value_by_definition(&board);
+            assert!((i64::from(eval.raw(&board)) - definition).abs() <= Interaction::FOLDING_ERROR);
+        }
+    }
+
     /// The folded evaluation equals the definition (look-ups plus the pairs of vectors,
     /// unfolded) within the stated rounding, on random positions of every stage; and the
     /// term is not idle: it moves values.
@@ -954,6 +1188,60 @@ mod tests {
             }
             assert!(largest_term > 1000, "compact {compact}: {largest_term}");
         }
+    }
+
+    /// The lazy leaf value: with nonnegative scales the bound is at most the value and
+    /// stands in for it exactly where it reaches beta (the rows then unread); with a negative
+    /// scale, and without a term, the value is always computed and is its own bound.
+    #[test]
+    fn leaf_bounds_skip_the_term_only_where_the_bound_reaches_beta() {
+        let mut weights = random_interaction_weights(47, 15);
+        let term = weights.interaction.as_mut().unwrap();
+        let signed = term.scales.clone();
+        assert!(signed.iter().any(|&s| s < 0), "some scale negative");
+        term.scales = signed.iter().map(|s| s.abs()).collect();
+        let nonnegative = PatternEval::new(&weights);
+        weights.interaction.as_mut().unwrap().scales = signed;
+        let mixed = PatternEval::new(&weights);
+        weights.interaction = None;
+        let plain = PatternEval::new(&weights);
+        let mut rng = Rng::new(48);
+        let (mut skipped, mut computed) = (0, 0);
+        for plies in 0..60 {
+            let board = random_board(&mut rng, plies);
+            let leaf = LeafView::of(&board, board.legal_moves());
+            for beta in [-8000, -2000, -300, 0, 300, 2000, 8000].map(Score::from_units) {
+                let value = nonnegative.evaluate_leaf(&leaf);
+                let bounds = nonnegative.leaf_bounds(&leaf, beta);
+                assert!(bounds.lower <= value, "{plies} plies, beta {beta:?}");
+                match bounds.exact {
+                    None => {
+                        assert!(bounds.lower >= beta);
+                        skipped += 1;
+                    }
+                    Some(exact) => {
+                        assert_eq!(exact, value);
+                        assert!(bounds.lower < beta);
+                        computed += 1;
+                    }
+                }
+                // Against beta: the value itself below beta, a fail-high bound above it.
+                let against = bounds.against(beta).unwrap();
+                if value < beta {
+                    assert_eq!(against, value);
+                } else {
+                    assert!(beta <= against && against <= value);
+                }
+                for eval in [&mixed, &plain] {
+                    let value = eval.evaluate_leaf(&leaf);
+                    assert_eq!(eval.leaf_bounds(&leaf, beta), LeafBounds::exact(value));
+                }
+            }
+        }
+        assert!(
+            skipped > 20 && computed > 20,
+            "{skipped} skipped, {computed} computed"
+        );
     }
 
     #[test]

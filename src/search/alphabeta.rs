@@ -19,7 +19,7 @@ use super::stop::StopCheck;
 use super::tt::Bound;
 use super::{Search, SplitNode, MAX_PLY, SPLIT_MIN_DEPTH};
 use crate::board::{bits, Board, Move, Square};
-use crate::eval::pattern::LeafView;
+use crate::eval::pattern::{LeafBounds, LeafView};
 use crate::eval::probcut::Cut;
 use crate::eval::Evaluation;
 use crate::score::{Discs, Score};
@@ -239,12 +239,17 @@ impl Search {
         }
         let moves = board.legal_moves();
         if depth == 0 || ply >= MAX_PLY - 2 {
-            return self.eval_cache.get_or_insert_with(board.view(), || {
+            return self.eval_cache.value_against(board.view(), beta, |beta| {
                 // A game that ended with empty squares left is scored exactly, not estimated.
                 if moves == 0 && !board.opponent_has_legal_move() {
-                    Score::from_discs(board.final_score(board.side_to_move()))
-                } else {
-                    self.bundle.evaluator().evaluate_with_moves(board, moves)
+                    return LeafBounds::exact(Score::from_discs(
+                        board.final_score(board.side_to_move()),
+                    ));
+                }
+                let evaluator = self.bundle.evaluator();
+                match evaluator.patterns() {
+                    Some(patterns) => patterns.leaf_bounds(&LeafView::of(board, moves), beta),
+                    None => LeafBounds::exact(evaluator.evaluate_with_moves(board, moves)),
                 }
             });
         }
@@ -343,11 +348,11 @@ impl Search {
             }
             let flipped = order.flips_on(board, i);
             let value = if leaves_in_place {
-                let probe = -self.leaf_after(board, square, flipped, ply, stop);
+                let probe = -self.leaf_after(board, square, flipped, -alpha, ply, stop);
                 if i > 0 && probe > alpha && probe < beta {
                     // The null-window probe's re-search, as below (the same value, and the
                     // same node count and stop checks).
-                    -self.leaf_after(board, square, flipped, ply, stop)
+                    -self.leaf_after(board, square, flipped, -alpha, ply, stop)
                 } else {
                     probe
                 }
@@ -394,13 +399,16 @@ impl Search {
     /// it (its node counted, the stop polled, its empty line of play), from the pattern
     /// evaluation's look-ups of the move's pattern indices and bitboards: the board is not
     /// played into. `board` has at least 2 empties (the leaf is not the full board, which
-    /// the solver scores), and the search's evaluation is the pattern one.
+    /// the solver scores), and the search's evaluation is the pattern one. `beta` is the
+    /// leaf's (minus the parent's alpha): a leaf whose lower bound reaches it takes that bound
+    /// ([`crate::eval::pattern::LeafBounds::against`]), as at depth 0.
     #[inline]
     fn leaf_after(
         &mut self,
         board: &Board,
         square: Square,
         flipped: u64,
+        beta: Score,
         ply: usize,
         stop: &StopCheck,
     ) -> Score {
@@ -411,19 +419,22 @@ impl Search {
             return Score::ZERO;
         }
         let child = board.view().play(square.index(), flipped);
-        self.eval_cache.get_or_insert_with(child, || {
+        self.eval_cache.value_against(child, beta, |beta| {
             let indices = board.pattern_indices_after(square, flipped);
             let leaf = LeafView::after_move(board, square, flipped, &indices);
             if leaf.moves == 0 && bits::mobility(leaf.opponent, leaf.player) == 0 {
                 // A game that ended with empty squares left is scored exactly, not estimated.
-                return Score::from_discs(bits::final_score(leaf.player, leaf.opponent));
+                return LeafBounds::exact(Score::from_discs(bits::final_score(
+                    leaf.player,
+                    leaf.opponent,
+                )));
             }
             let eval = self
                 .bundle
                 .evaluator()
                 .patterns()
                 .expect("leaves are evaluated in place only by the pattern evaluation");
-            eval.evaluate_leaf(&leaf)
+            eval.leaf_bounds(&leaf, beta)
         })
     }
 

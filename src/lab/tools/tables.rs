@@ -8,7 +8,15 @@
 //! ```
 //!
 //! With `--fm` it quantises a factorisation-machine model (`lab/fm_train.py` writes it) into
-//! weights with an interaction term instead ([`crate::lab::training::fm`]).
+//! weights with an interaction term instead ([`crate::lab::training::fm`]); with
+//! `--term-base BASE` as well, the model's tables must be BASE's (a term fitted with
+//! `--freeze-tables`) and `--out` gets the term alone, a term file
+//! ([`crate::formats::term`]) that the engine applies to BASE, which must then be the
+//! compiled-in weights:
+//!
+//! ```text
+//! tsuru tables --fm model.fmm --fm-compact --term-base src/eval/weights.tsw --out term.tsi
+//! ```
 //!
 //! `--check` prints the mean absolute error of the generated (quantised) weights on the
 //! samples file's training and held-out records, which the trainer's own figures must match:
@@ -50,11 +58,18 @@ pub const SPEC: ToolSpec = ToolSpec {
             "with --fm: quantise the vectors to 8-bit components (the engine\n\
              then reads rows of 8 bytes instead of 16)",
         ),
+        ToolOption::new(
+            "--term-base",
+            "FILE",
+            "with --fm and --fm-compact: the weights whose tables the model kept
+             (fitted with --freeze-tables); --out gets the term alone (a term file)",
+        ),
         ToolOption::new("--out", "FILE", "the weights file to write (required)"),
         ToolOption::new(
             "--weights",
             "FILE",
-            "instead of --nets and --out: a weights file to measure",
+            "instead of --nets and --out: a weights file to measure (or a term
+             file, with the compiled-in weights)",
         ),
         ToolOption::new(
             "--export-fm",
@@ -82,7 +97,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 pub fn run(args: &[String]) -> Result<()> {
     let (mut nets, mut out, mut check, mut given) = (None, None, None, None);
     let (mut fm, mut export_fm, mut compact) = (None, None, false);
-    let mut validation = None;
+    let (mut validation, mut term_base) = (None, None);
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
         match arg {
@@ -91,6 +106,7 @@ pub fn run(args: &[String]) -> Result<()> {
             Arg::Flag("--fm-compact") => compact = true,
             Arg::Flag("--export-fm") => export_fm = Some(PathBuf::from(args.value("--export-fm")?)),
             Arg::Flag("--out") => out = Some(PathBuf::from(args.value("--out")?)),
+            Arg::Flag("--term-base") => term_base = Some(PathBuf::from(args.value("--term-base")?)),
             Arg::Flag("--check") => check = Some(PathBuf::from(args.value("--check")?)),
             Arg::Flag("--weights") => given = Some(PathBuf::from(args.value("--weights")?)),
             Arg::Flag("--validation") => {
@@ -112,8 +128,8 @@ pub fn run(args: &[String]) -> Result<()> {
             usage()
         );
         let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-        let weights =
-            Weights::from_bytes(&bytes).with_context(|| format!("in {}", path.display()))?;
+        let (weights, _) =
+            Weights::load(&bytes).with_context(|| format!("in {}", path.display()))?;
         if let Some(target) = &export_fm {
             let record = as_model(&weights)?;
             std::fs::write(target, fm_model::to_bytes(&record))
@@ -128,6 +144,15 @@ pub fn run(args: &[String]) -> Result<()> {
         let record = fm_model::read(&model)?;
         let weights =
             quantise_model(&record, compact).with_context(|| format!("in {}", model.display()))?;
+        if let Some(base) = term_base {
+            return write_term(
+                &weights,
+                &base,
+                &out,
+                check.as_deref(),
+                validation.as_deref(),
+            );
+        }
         let bytes = weights.to_bytes();
         std::fs::write(&out, &bytes).with_context(|| format!("writing {}", out.display()))?;
         let id = Weights::file_id(&bytes).unwrap_or(0);
@@ -145,6 +170,11 @@ pub fn run(args: &[String]) -> Result<()> {
         )?;
         return measure(&weights, check.as_deref(), validation.as_deref());
     }
+    ensure!(
+        term_base.is_none(),
+        "--term-base goes with --fm {}",
+        usage()
+    );
     let nets = nets.with_context(|| format!("--nets or --fm is required {}", usage()))?;
     let record = pattern_nets::read(&nets)?;
     let weights = generate(&record).with_context(|| format!("in {}", nets.display()))?;
@@ -159,6 +189,37 @@ pub fn run(args: &[String]) -> Result<()> {
         record.hidden.1
     )?;
     measure(&weights, check.as_deref(), validation.as_deref())
+}
+
+/// Writes the interaction term of `weights` (quantised from a model) to `out` as a term
+/// file for the weights file `base`, after checking that the model kept `base`'s tables
+/// and biases; then measures the two together.
+fn write_term(
+    weights: &Weights,
+    base: &Path,
+    out: &Path,
+    check: Option<&Path>,
+    validation: Option<&Path>,
+) -> Result<()> {
+    let bytes = std::fs::read(base).with_context(|| format!("reading {}", base.display()))?;
+    let base_weights =
+        Weights::from_bytes(&bytes).with_context(|| format!("in {}", base.display()))?;
+    ensure!(
+        base_weights.bias == weights.bias && base_weights.tables == weights.tables,
+        "the model's tables are not those of {} (fit the term with --freeze-tables on them)",
+        base.display()
+    );
+    let base_id = Weights::file_id(&bytes).context("the base weights have no identity")?;
+    let term = weights.term_to_bytes(base_id)?;
+    std::fs::write(out, &term).with_context(|| format!("writing {}", out.display()))?;
+    let (joined, id) = Weights::with_term_file(&bytes, &term)?;
+    crate::outln!(
+        "wrote {} (term {id}, {} bytes) for the weights {} ({base_id:08x})",
+        out.display(),
+        term.len(),
+        base.display()
+    )?;
+    measure(&joined, check, validation)
 }
 
 /// `weights` (without an interaction term) as a model file: tables and biases in discs, every
