@@ -16,8 +16,9 @@
 //! Every term is symmetric, so the evaluation is the same on all eight images of a position.
 //!
 //! The engine's default is the trained pattern evaluation ([`pattern`]), whose weights are
-//! compiled into the binary from `src/eval/weights.tsw`; `--eval-file PATH` loads other
-//! weights and `--eval v1` selects [`SeedsEval`]. The search uses an evaluation only as part
+//! compiled into the binary from `src/eval/weights.tsw` (the tables) and `src/eval/term.tsi`
+//! (an interaction term for them); `--eval-file PATH` loads other weights (or another term
+//! for the same tables) and `--eval v1` selects [`SeedsEval`]. The search uses an evaluation only as part
 //! of an [`EvalBundle`], which carries the ProbCut statistics measured for it (see [`bundle`]
 //! for where they come from and what happens without them).
 
@@ -32,8 +33,14 @@ pub use crate::config::EvalChoice;
 use crate::score::Score;
 pub use bundle::EvalBundle;
 
-/// The trained weights shipped with the engine (see [`pattern`] for the format).
+/// The trained weights shipped with the engine: the tables (see [`pattern`] for the format),
+/// to which [`SHIPPED_TERM`] adds its interaction term.
 pub const SHIPPED_WEIGHTS: &[u8] = include_bytes!("eval/weights.tsw");
+
+/// The interaction term shipped with [`SHIPPED_WEIGHTS`], a term file
+/// ([`crate::formats::term`]) naming them; the two together are the engine's evaluation
+/// ([`EvalBundle::shipped`]).
+pub const SHIPPED_TERM: &[u8] = include_bytes!("eval/term.tsi");
 
 /// Building the evaluation a setting names is the evaluation's job; the setting itself is
 /// [`crate::config::EvalChoice`], in the layer of the settings below this one.

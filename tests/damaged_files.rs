@@ -120,6 +120,27 @@ fn the_edax_reader_refuses_damaged_books() {
 }
 
 #[test]
+fn the_term_reader_refuses_damaged_files() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/eval/term.tsi");
+    let bytes = std::fs::read(path).unwrap();
+    let read = |bytes: &[u8]| tsuru::eval::pattern::Weights::load(bytes);
+    assert!(read(&bytes).is_ok());
+    // A cut or damaged term file is refused (a cut one that lost its magic is read as a
+    // weights file and refused as one).
+    let words = ["too short", "checksum", "not a tsuru"];
+    for cut in cuts(bytes.len()).into_iter().step_by(3) {
+        let err = format!("{:#}", read(&bytes[..cut]).unwrap_err());
+        assert!(clear(&err, &words), "{cut}: {err}");
+    }
+    for at in flips(bytes.len()).into_iter().step_by(2) {
+        let mut damaged = bytes.clone();
+        damaged[at] ^= 0x20;
+        let err = format!("{:#}", read(&damaged).unwrap_err());
+        assert!(clear(&err, &words), "{at}: {err}");
+    }
+}
+
+#[test]
 fn the_weights_reader_refuses_damaged_files() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/eval/weights.tsw");
     let bytes = std::fs::read(path).unwrap();

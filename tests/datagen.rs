@@ -275,7 +275,8 @@ fn the_header_names_the_players_weights() {
         .status
         .success());
     let text = std::fs::read_to_string(&shipped).unwrap();
-    let id = Weights::file_id(SHIPPED_WEIGHTS).unwrap();
+    // The engine's evaluation: the shipped tables with the shipped term.
+    let id = tsuru::eval::EvalBundle::shipped().weights_id().unwrap().0;
     assert_eq!(
         text.lines().next().unwrap(),
         format!("# tsuru self-play v3 seed 5 depth 2 solve 12 random 8 30 weights {id:08x}")
@@ -561,7 +562,10 @@ fn rescoring_a_v2_file_gives_the_v3_run() {
     // A file whose header names other weights than the players' searched with.
     let foreign = path("rescore-foreign.txt");
     let v2_text = without_scores(&whole);
-    let id = format!("{:08x}", Weights::file_id(SHIPPED_WEIGHTS).unwrap());
+    let id = format!(
+        "{}",
+        tsuru::eval::EvalBundle::shipped().weights_id().unwrap()
+    );
     assert!(v2_text.contains(&id));
     std::fs::write(&foreign, v2_text.replacen(&id, "0badc0de", 1)).unwrap();
     let refused = rescore(&foreign, &path("rescored-foreign.txt"), &[]);

@@ -67,10 +67,12 @@ fn ffo_1_to_19_take_the_pinned_node_count() {
 fn bench_searches_with_the_weights_file_it_is_given() {
     let dir = std::env::temp_dir().join(format!("tsuru-bench-eval-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let with_stats = dir.join("shipped.tsw");
-    let bare = dir.join("bare.tsw");
+    // The shipped evaluation as a file: the shipped term (a term file applies to the
+    // compiled-in tables).
+    let with_stats = dir.join("shipped.tsi");
+    let bare = dir.join("bare.tsi");
     for target in [&with_stats, &bare] {
-        std::fs::copy("src/eval/weights.tsw", target).unwrap();
+        std::fs::copy("src/eval/term.tsi", target).unwrap();
     }
     let with_stats_name = with_stats.to_str().unwrap().to_string();
     std::fs::copy("src/eval/probcut.txt", format!("{with_stats_name}.probcut")).unwrap();

@@ -11,7 +11,8 @@
 //! Where statistics come from:
 //!
 //! * the shipped bundle ([`EvalBundle::shipped`]): the compiled-in weights
-//!   (`src/eval/weights.tsw`) with `src/eval/probcut.txt` and `src/eval/probcut-endgame.txt`;
+//!   (`src/eval/weights.tsw` with the term `src/eval/term.tsi`, identified by the term's
+//!   checksum) with `src/eval/probcut.txt` and `src/eval/probcut-endgame.txt`;
 //! * a weights file `X` ([`EvalBundle::from_file`]): the sidecar files `X.probcut` (midgame)
 //!   and `X.probcut-endgame` (solver), as `tsuru probcut --eval-file X --out X.probcut` and
 //!   `tsuru probcut --eval-file X --endgame VALIDATION --out X.probcut-endgame` write them.
@@ -28,7 +29,9 @@ use anyhow::{bail, ensure, Context, Result};
 
 use super::pattern::{PatternEval, WeightsId};
 use super::probcut::{EndgameCuts, ProbCutTable, SHIPPED, SHIPPED_ENDGAME};
-use super::{Evaluation, SeedsEval, SHIPPED_WEIGHTS};
+#[cfg(test)]
+use super::SHIPPED_WEIGHTS;
+use super::{Evaluation, SeedsEval, SHIPPED_TERM};
 use crate::board::Board;
 use crate::score::Score;
 
@@ -138,7 +141,7 @@ impl EvalBundle {
         SHIPPED_BUNDLE
             .get_or_init(|| {
                 let (eval, id) =
-                    PatternEval::from_bytes(SHIPPED_WEIGHTS).expect("the shipped weights load");
+                    PatternEval::from_bytes(SHIPPED_TERM).expect("the shipped weights load");
                 let probcut = ProbCutTable::parse(SHIPPED).expect("the shipped statistics parse");
                 let endgame =
                     EndgameCuts::parse(SHIPPED_ENDGAME).expect("the shipped statistics parse");
@@ -331,8 +334,26 @@ mod tests {
     #[test]
     fn the_shipped_bundle_is_complete_and_tied_to_the_shipped_weights() {
         let bundle = EvalBundle::shipped();
-        let id = crate::eval::pattern::Weights::file_id(SHIPPED_WEIGHTS).map(WeightsId);
+        // The tables with the term: the term file's identity, the two evaluated together.
+        let id = crate::formats::weights::stored_checksum(SHIPPED_TERM).map(WeightsId);
+        assert_ne!(
+            id.map(|id| id.0),
+            crate::eval::pattern::Weights::file_id(SHIPPED_WEIGHTS)
+        );
         assert_eq!(bundle.weights_id(), id);
+        let (weights, _) =
+            crate::eval::pattern::Weights::with_term_file(SHIPPED_WEIGHTS, SHIPPED_TERM).unwrap();
+        assert!(weights.interaction.is_some());
+        let mut rng = crate::rng::Rng::new(11);
+        for plies in [8, 24, 40] {
+            let board = crate::eval::pattern::random_board(&mut rng, plies);
+            let definition = weights.value_by_definition(&board);
+            let raw = bundle.evaluator().patterns().unwrap().raw(&board);
+            assert!(
+                (i64::from(raw) - definition).abs()
+                    <= crate::eval::pattern::Interaction::FOLDING_ERROR
+            );
+        }
         assert_eq!(bundle.probcut().map(|t| t.weights()), id);
         assert_eq!(bundle.endgame_cuts().map(|c| c.weights()), id);
         let bare = bundle.without_statistics();
@@ -348,7 +369,15 @@ mod tests {
         let path = path.to_str().unwrap();
         std::fs::write(path, SHIPPED_WEIGHTS).unwrap();
         let (plain, plain_id) = EvalBundle::weights_from_file(path).unwrap();
-        assert_eq!(Some(plain_id), EvalBundle::shipped().weights_id());
+        assert_eq!(
+            Some(plain_id.0),
+            crate::eval::pattern::Weights::file_id(SHIPPED_WEIGHTS)
+        );
+        // The shipped term file alone loads as the shipped evaluation.
+        let term = dir.join("t.tsi");
+        std::fs::write(&term, SHIPPED_TERM).unwrap();
+        let (_, term_id) = EvalBundle::weights_from_file(term.to_str().unwrap()).unwrap();
+        assert_eq!(Some(term_id), EvalBundle::shipped().weights_id());
         write_shifted_weights(&dir, 100);
         // Other weights: another identity, the one the engine's loader gives them too.
         let (shifted, id) = EvalBundle::weights_from_file(path).unwrap();
