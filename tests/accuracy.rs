@@ -111,6 +111,36 @@ fn a_shallow_search_is_scored_against_the_listed_moves() {
 }
 
 #[test]
+fn positions_without_scores_are_searched_and_timed_but_not_judged() {
+    // The midgame fixture has no scores: every position is searched (its line has a move
+    // and nodes, its exact value and error are "-"), none is judged, and the summary's
+    // nodes are the lines' sum. Positions 1-4 are one game at 49, 44, 39 and 34 empties.
+    let out = stdout(&[
+        "accuracy",
+        "tests/fixtures/midgame-160.obf",
+        "--depth",
+        "4",
+        "--last",
+        "4",
+    ]);
+    let lines: Vec<&str> = out.lines().skip(1).take(4).collect();
+    let mut nodes = 0;
+    for (line, empties) in lines.iter().zip([49, 44, 39, 34]) {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(fields.len(), 9, "{line}");
+        assert_eq!(fields[1].parse::<u32>().unwrap(), empties, "{line}");
+        assert_eq!(&fields[4..7], &["-", "-", "-"], "{line}");
+        let searched: u64 = fields[7].parse().unwrap();
+        assert!(searched > 0, "{line}");
+        nodes += searched;
+    }
+    let summary: String = out.lines().rev().take(2).collect::<Vec<_>>().join(" ");
+    assert_eq!(figure(&summary, "positions"), 0.0, "{out}");
+    assert_eq!(figure(&summary, "unscored"), 4.0, "{out}");
+    assert_eq!(figure(&summary, "nodes"), nodes as f64, "{out}");
+}
+
+#[test]
 fn solve_writes_every_moves_exact_score() {
     let dir = std::env::temp_dir().join(format!("tsuru-write-obf-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -21,8 +21,10 @@
 //!   chosen moves throw away.
 //!
 //! A move the file does not list counts as neither best nor in the best 2 or 3, and has no
-//! loss (it is counted as `unlisted`); positions without scores, and finished games, are
-//! skipped. One line per position, then the summary.
+//! loss (it is counted as `unlisted`). Positions without scores are searched and timed but
+//! not judged (counted as `unscored`: a file of bare positions measures time to a depth);
+//! finished games are skipped. One line per position, then the summary: its nodes, time and
+//! time a position count every search, the rest the judged ones.
 
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -146,7 +148,9 @@ pub struct Summary {
     pub loss_sum: i64,
     /// Chosen moves the file does not list.
     pub unlisted: usize,
-    /// Nodes, all searches.
+    /// Positions searched without scores to judge the answer by.
+    pub unscored: usize,
+    /// Nodes, all searches (unscored positions' too).
     pub nodes: u64,
     /// Time, all searches.
     pub elapsed: Duration,
@@ -169,6 +173,13 @@ impl Summary {
         }
         self.nodes += answer.nodes;
         self.elapsed += answer.elapsed;
+    }
+
+    /// Adds the nodes and time of a search of a position without scores.
+    pub fn add_unscored(&mut self, result: &SearchResult) {
+        self.unscored += 1;
+        self.nodes += result.nodes;
+        self.elapsed += result.elapsed;
     }
 
     /// A count as a percentage of the positions.
@@ -236,7 +247,7 @@ pub fn run(args: &[String]) -> Result<()> {
         if options.first.is_some_and(|f| number < f) || options.last.is_some_and(|l| number > l) {
             continue;
         }
-        if position.scores.is_empty() || position.board.is_game_over() {
+        if position.board.is_game_over() {
             continue;
         }
         // Zeroed outside the timed search: a game faults the table's pages in once, not
@@ -244,6 +255,19 @@ pub fn run(args: &[String]) -> Result<()> {
         search.clear_in_place();
         let result = search.iterate(&position.board, &limits, &stop, &mut |_| {});
         let Some(answer) = Answer::judge(position, &result) else {
+            summary.add_unscored(&result);
+            crate::outln!(
+                "{:>4} {:>3} {:>4} {:>+7.2} {:>10} {:>6} {:>6} {:>12} {:>8.3}",
+                number,
+                position.board.empties(),
+                result.best.to_string(),
+                result.score.discs(),
+                "-",
+                "-",
+                "-",
+                result.nodes,
+                result.elapsed.as_secs_f64()
+            )?;
             continue;
         };
         summary.add(&answer);
@@ -281,15 +305,16 @@ pub fn run(args: &[String]) -> Result<()> {
         summary.percent(summary.within[1]),
     )?;
     crate::outln!(
-        "mean abs. error {:.2} discs  mean loss {:.2} discs  unlisted {}  nodes {}  time {:.3} s  \
-         {:.0} nodes/s  {:.3} s a position",
+        "mean abs. error {:.2} discs  mean loss {:.2} discs  unlisted {}  unscored {}  nodes {}  \
+         time {:.3} s  {:.0} nodes/s  {:.3} s a position",
         summary.mean_error(),
         summary.mean_loss(),
         summary.unlisted,
+        summary.unscored,
         summary.nodes,
         seconds,
         summary.nodes as f64 / summary.elapsed.as_secs_f64().max(1e-9),
-        summary.elapsed.as_secs_f64() / summary.positions.max(1) as f64
+        summary.elapsed.as_secs_f64() / (summary.positions + summary.unscored).max(1) as f64
     )?;
     Ok(())
 }
@@ -472,6 +497,12 @@ mod tests {
         assert!((summary.mean_loss() - 20.0 / 3.0).abs() < 1e-9);
         assert_eq!(summary.nodes, 400);
         assert_eq!(summary.percent(summary.best[1]), 50.0);
+        // A search of a position without scores adds its nodes and time, not an answer.
+        summary.add_unscored(&result("g8", 0.0));
+        assert_eq!((summary.positions, summary.unscored), (4, 1));
+        assert_eq!(summary.nodes, 500);
+        assert_eq!(summary.elapsed, Duration::from_millis(50));
+        assert!((summary.mean_error() - 6.0).abs() < 1e-9);
     }
 
     #[test]
