@@ -254,42 +254,41 @@ pub fn run(args: &[String]) -> Result<()> {
         // every move.
         search.clear_in_place();
         let result = search.iterate(&position.board, &limits, &stop, &mut |_| {});
-        let Some(answer) = Answer::judge(position, &result) else {
-            summary.add_unscored(&result);
-            crate::outln!(
-                "{:>4} {:>3} {:>4} {:>+7.2} {:>10} {:>6} {:>6} {:>12} {:>8.3}",
-                number,
-                position.board.empties(),
-                result.best.to_string(),
-                result.score.discs(),
-                "-",
-                "-",
-                "-",
-                result.nodes,
-                result.elapsed.as_secs_f64()
-            )?;
-            continue;
+        // The judged columns (exact value, the move's score, the error), "-" unscored.
+        let judged = match Answer::judge(position, &result) {
+            Some(answer) => {
+                summary.add(&answer);
+                let best_moves = position
+                    .best_moves()
+                    .iter()
+                    .map(Move::to_string)
+                    .collect::<Vec<_>>()
+                    .join("/");
+                [
+                    format!("{best_moves}:{:+}", answer.exact),
+                    answer
+                        .move_score
+                        .map_or("-".to_string(), |s| format!("{s:+}")),
+                    format!("{:.2}", answer.error()),
+                ]
+            }
+            None => {
+                summary.add_unscored(&result);
+                ["-".to_string(), "-".to_string(), "-".to_string()]
+            }
         };
-        summary.add(&answer);
-        let best_moves = position
-            .best_moves()
-            .iter()
-            .map(Move::to_string)
-            .collect::<Vec<_>>()
-            .join("/");
+        let [exact, move_score, error] = judged;
         crate::outln!(
-            "{:>4} {:>3} {:>4} {:>+7.2} {:>10} {:>6} {:>6.2} {:>12} {:>8.3}",
+            "{:>4} {:>3} {:>4} {:>+7.2} {:>10} {:>6} {:>6} {:>12} {:>8.3}",
             number,
             position.board.empties(),
             result.best.to_string(),
             result.score.discs(),
-            format!("{best_moves}:{:+}", answer.exact),
-            answer
-                .move_score
-                .map_or("-".to_string(), |s| format!("{s:+}")),
-            answer.error(),
-            answer.nodes,
-            answer.elapsed.as_secs_f64()
+            exact,
+            move_score,
+            error,
+            result.nodes,
+            result.elapsed.as_secs_f64()
         )?;
     }
     let seconds = started.elapsed().as_secs_f64();
