@@ -30,9 +30,17 @@ fn position_at(record: &str, empties: u32) -> Board {
     board.without_history()
 }
 
-/// `tsuru decided GGF --empties 10 --positions-out OUT`.
+/// `tsuru decided GGF --empties 10 --positions-out OUT [EXTRA...]`.
 fn decided_at_10(ggf: &std::path::Path, out: &std::path::Path) -> std::process::Output {
-    tsuru(&[
+    decided_at_10_with(ggf, out, &[])
+}
+
+fn decided_at_10_with(
+    ggf: &std::path::Path,
+    out: &std::path::Path,
+    extra: &[&str],
+) -> std::process::Output {
+    let mut args = vec![
         "decided",
         ggf.to_str().unwrap(),
         "--empties",
@@ -41,7 +49,65 @@ fn decided_at_10(ggf: &std::path::Path, out: &std::path::Path) -> std::process::
         "16",
         "--positions-out",
         out.to_str().unwrap(),
-    ])
+    ];
+    args.extend_from_slice(extra);
+    tsuru(&args)
+}
+
+/// The position lines of a validation file, its comments left out.
+fn position_lines(path: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_run_continued_by_game_numbers_writes_what_one_run_writes() {
+    let dir = std::env::temp_dir().join(format!("tsuru-decided-range-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ggf = dir.join("games.ggf");
+    std::fs::write(&ggf, GAMES.join("\n") + "\n").unwrap();
+    let (whole, parts) = (dir.join("whole.txt"), dir.join("parts.txt"));
+    for path in [&whole, &parts] {
+        let _ = std::fs::remove_file(path);
+    }
+    assert_eq!(decided_at_10(&ggf, &whole).status.code(), Some(0));
+    let head = decided_at_10_with(&ggf, &parts, &["--last", "1"]);
+    assert_eq!(head.status.code(), Some(0));
+    let rows = |run: &std::process::Output| {
+        String::from_utf8_lossy(&run.stdout)
+            .lines()
+            .filter_map(|line| line.split_whitespace().next()?.parse::<usize>().ok())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rows(&head), [1], "only game 1");
+    assert_eq!(position_lines(&parts).len(), 1);
+    let tail = decided_at_10_with(&ggf, &parts, &["--first", "2"]);
+    assert_eq!(tail.status.code(), Some(0));
+    assert_eq!(rows(&tail), [2], "only game 2");
+    assert_eq!(position_lines(&parts), position_lines(&whole));
+    assert_eq!(position_lines(&whole).len(), 2);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn an_unwritable_positions_file_fails_before_any_solve() {
+    let dir = std::env::temp_dir().join(format!("tsuru-decided-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ggf = dir.join("games.ggf");
+    std::fs::write(&ggf, GAMES.join("\n") + "\n").unwrap();
+    let run = decided_at_10(&ggf, &dir.join("no-such-folder").join("out.txt"));
+    assert_ne!(run.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("no-such-folder"), "{stderr}");
+    assert!(
+        !String::from_utf8_lossy(&run.stdout).contains("tsuru"),
+        "no game was solved"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

@@ -13,9 +13,12 @@
 //! lines (the position, its exact score for the side to move; [`crate::formats::validation`]):
 //! balanced positions from real games with their exact values, for measuring an evaluation
 //! where it is used (`tsuru probcut --endgame FILE` prints how well shallow searches predict
-//! them).
+//! them). FILE is opened before the first solve and each line is written as its game is
+//! solved, so a long run that is stopped keeps what it solved; `--first N` / `--last N`
+//! (game numbers, as the table prints them) continue it where it stopped.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -47,8 +50,10 @@ pub const SPEC: ToolSpec = ToolSpec {
             "--positions-out",
             "FILE",
             "also append each solved position and its exact score (side to\n\
-             move) to FILE as a validation file",
+             move) to FILE as a validation file, a line as each game is solved",
         ),
+        ToolOption::new("--first", "N", "skip the games numbered below N"),
+        ToolOption::new("--last", "N", "skip the games numbered above N"),
     ],
     notes: "",
 };
@@ -73,6 +78,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let (mut file, mut empties) = (None, DEFAULT_EMPTIES);
     let mut options = SearchOptions::new(1, SOLVER_HASH_MB);
     let mut positions_out: Option<String> = None;
+    let (mut first, mut last) = (1, usize::MAX);
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
         match arg {
@@ -85,6 +91,8 @@ pub fn run(args: &[String]) -> Result<()> {
             Arg::Flag(flag @ "--positions-out") => {
                 positions_out = Some(args.value(flag)?.to_string())
             }
+            Arg::Flag(flag @ "--first") => first = args.whole_number(flag)? as usize,
+            Arg::Flag(flag @ "--last") => last = args.whole_number(flag)? as usize,
             Arg::Positional(name) if file.is_none() => file = Some(name.to_string()),
             other => return Err(args.unexpected(other)),
         }
@@ -96,8 +104,23 @@ pub fn run(args: &[String]) -> Result<()> {
         bail!("--empties must be 1..60");
     }
     let text = std::fs::read_to_string(&file).with_context(|| format!("reading {file}"))?;
-    let mut solved_lines =
-        format!("# {file}: positions at {empties} empties solved by tsuru decided\n");
+    // Opened before any solve, so that an unwritable path fails at once.
+    let mut positions = match &positions_out {
+        Some(path) => {
+            let mut out = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .with_context(|| format!("opening {path}"))?;
+            writeln!(
+                out,
+                "# {file}: positions at {empties} empties solved by tsuru decided"
+            )
+            .with_context(|| format!("writing {path}"))?;
+            Some((out, path))
+        }
+        None => None,
+    };
     let mut solver = EndgameSolver::new(options.hash_mb);
     solver.set_threads(options.threads);
     if options.eval_file.is_some() {
@@ -116,6 +139,9 @@ pub fn run(args: &[String]) -> Result<()> {
     )?;
     for (index, record) in records(&text).enumerate() {
         let number = index + 1;
+        if number < first || number > last {
+            continue;
+        }
         let game = GgfGame::parse(record).with_context(|| format!("game {number}"))?;
         let name = |tag: &str| {
             game.tags
@@ -140,8 +166,11 @@ pub fn run(args: &[String]) -> Result<()> {
             Color::Black => solution.score,
             Color::White => -solution.score,
         };
-        solved_lines.push_str(&validation::line(&position, solution.score));
-        solved_lines.push('\n');
+        if let Some((out, path)) = &mut positions {
+            // Written (unbuffered) as each game is solved: a stopped run keeps its lines.
+            writeln!(out, "{}", validation::line(&position, solution.score))
+                .with_context(|| format!("writing {path}"))?;
+        }
         let last = game.board().final_score(Color::Black);
         crate::outln!("{number:>5} {black:<12} {white:<12} {exact:>+8} {last:>+6}")?;
         for (player, sign) in [(black, 1), (white, -1)] {
@@ -171,15 +200,6 @@ pub fn run(args: &[String]) -> Result<()> {
         )?;
     }
     crate::outln!("time {:.1} s", started.elapsed().as_secs_f64())?;
-    if let Some(path) = positions_out {
-        use std::io::Write;
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .and_then(|mut out| out.write_all(solved_lines.as_bytes()))
-            .with_context(|| format!("writing {path}"))?;
-    }
     Ok(())
 }
 
