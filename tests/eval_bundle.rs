@@ -314,6 +314,69 @@ fn probcut_measures_endgame_statistics_for_an_eval_file() {
     assert_ne!(cuts.get(14, 2), shipped_cuts.get(14, 2));
 }
 
+/// `tsuru probcut --endgame-sample ROOTS --out FILE` writes a validation file of positions
+/// below the roots with their exact values, which `--endgame` then measures.
+#[test]
+fn probcut_samples_the_positions_its_passes_test_with_exact_values() {
+    let dir = dir("sample");
+    let roots: Vec<Board> = positions(21, 18, 4);
+    let obf = dir.join("roots.obf");
+    let text: String = roots
+        .iter()
+        .map(|board| format!("{};\n", tsuru::board::notation::board_to_string(board)))
+        .collect();
+    std::fs::write(&obf, text).unwrap();
+    let sample = dir.join("sample.txt");
+    let out = Command::new(TSURU)
+        .args([
+            "probcut",
+            "--threads",
+            "1",
+            "--every",
+            "2",
+            "--endgame-sample",
+        ])
+        .arg(&obf)
+        .arg("--out")
+        .arg(&sample)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sampled = tsuru::formats::validation::read(&sample).unwrap();
+    assert!(sampled.len() >= 30, "{} positions", sampled.len());
+    let stop = AtomicBool::new(false);
+    let mut solver = EndgameSolver::new(16);
+    for (board, score) in sampled.iter().step_by(3) {
+        assert!((14..18).contains(&board.empties()), "{board:?}");
+        let rate = 2u64 >> (board.empties() - 14);
+        assert_eq!(
+            board.hash() % rate.max(1),
+            0,
+            "one in --every 2 by hash at 14"
+        );
+        let exact = solver
+            .solve(&mut board.clone(), SolveMode::Exact, &stop)
+            .unwrap();
+        assert_eq!(exact.score, *score, "{board:?}");
+    }
+    // --endgame reads it back.
+    let stats = Command::new(TSURU)
+        .args(["probcut", "--threads", "1", "--endgame"])
+        .arg(&sample)
+        .output()
+        .unwrap();
+    assert!(stats.status.success());
+    let written = String::from_utf8_lossy(&stats.stdout);
+    assert!(
+        written.lines().any(|line| line.starts_with("14 2 ")),
+        "{written}"
+    );
+}
+
 /// `tsuru tables` with `args`; its stdout, after asserting that it succeeded.
 fn tables(args: &[&str]) -> String {
     let output = Command::new(TSURU)

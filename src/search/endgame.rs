@@ -294,6 +294,32 @@ pub struct EndgameSolver {
     bundle: EvalBundle,
     /// This thread's own table for the view nodes of the fewest empties.
     cache: cache::SolvedCache,
+    /// Where the selective passes tested ProbCut, when a measurement asked for them
+    /// ([`EndgameSolver::sample_probcut_positions`]); `None` as the engine plays.
+    probcut_sample: Option<ProbCutSample>,
+}
+
+/// Positions at which a selective pass tested ProbCut, sampled by board hash (so a position
+/// visited by several passes or roots is either always kept or never), in the order first met.
+/// The rate doubles with each empty square above [`PROBCUT_MIN_EMPTIES`] (one in `every`
+/// there, one in `every / 2` a square higher, and so on down to all): a tree has several
+/// times as many nodes a square lower, and each count of empties needs its own sample.
+struct ProbCutSample {
+    every: u64,
+    positions: Vec<Board>,
+    /// The hashes of every position kept so far (taken ones too).
+    seen: std::collections::HashSet<u64>,
+}
+
+impl ProbCutSample {
+    /// Keeps `board` (of `empties` empties) if its hash falls in the sample and it is new.
+    fn offer(&mut self, board: &Board, empties: u32) {
+        let every = self.every >> empties.saturating_sub(PROBCUT_MIN_EMPTIES).min(63);
+        let hash = board.hash();
+        if hash.is_multiple_of(every.max(1)) && self.seen.insert(hash) {
+            self.positions.push(board.without_history());
+        }
+    }
 }
 
 /// A selective pass's result, reported while a root is solved.
@@ -336,6 +362,7 @@ impl EndgameSolver {
             level: None,
             bundle,
             cache: cache::SolvedCache::new(),
+            probcut_sample: None,
         }
     }
 
@@ -401,6 +428,28 @@ impl EndgameSolver {
             self.table_limit_mb,
             self.bundle.clone(),
         )
+    }
+
+    /// From now on keeps the positions at which a selective pass tests ProbCut, one in
+    /// `every` (at least 1) by board hash at [`PROBCUT_MIN_EMPTIES`] empties and twice as
+    /// many with each empty square more, for measuring the endgame statistics where they are
+    /// used (`tsuru probcut --endgame-sample`). One thread only: helpers keep none.
+    pub fn sample_probcut_positions(&mut self, every: u64) {
+        self.probcut_sample = Some(ProbCutSample {
+            every: every.max(1),
+            positions: Vec::new(),
+            seen: std::collections::HashSet::new(),
+        });
+    }
+
+    /// The positions kept since [`EndgameSolver::sample_probcut_positions`] or the last call
+    /// (each position once over the whole sampling, in the order first met); sampling goes
+    /// on.
+    pub fn take_probcut_positions(&mut self) -> Vec<Board> {
+        self.probcut_sample
+            .as_mut()
+            .map(|sample| std::mem::take(&mut sample.positions))
+            .unwrap_or_default()
     }
 
     /// Nodes searched since creation or the last [`EndgameSolver::reset_nodes`].

@@ -6,6 +6,7 @@
 //! tsuru probcut --endgame tests/fixtures/eval-validation.txt --out src/eval/probcut-endgame.txt
 //! tsuru probcut --eval-file X --out X.probcut
 //! tsuru probcut --eval-file X --endgame tests/fixtures/eval-validation.txt --out X.probcut-endgame
+//! tsuru probcut --endgame-sample ROOTS.obf --out tested.txt   # then --endgame tested.txt
 //! ```
 //!
 //! The output starts with the `weights` line naming the weights measured (their checksum), so
@@ -23,7 +24,9 @@
 //! [`crate::eval::probcut`].
 //!
 //! With `--endgame`, the statistics of the solver's selective passes instead: the exact values
-//! of a validation set regressed on shallow searches (see `run_endgame`).
+//! of a validation set regressed on shallow searches (see `run_endgame`). With
+//! `--endgame-sample ROOTS.obf`, the validation set for that: the positions at which the
+//! selective passes test ProbCut in solving ROOTS, solved exactly (see [`sample`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -32,6 +35,8 @@ use std::time::Instant;
 use anyhow::{ensure, Context, Result};
 
 use super::{Arg, ToolArgs, ToolOption, ToolSpec};
+
+pub mod sample;
 use crate::board::Board;
 use crate::cli::search_options::{self, EVAL_FILE, THREADS};
 use crate::eval::pattern::stage_of;
@@ -79,9 +84,29 @@ pub const SPEC: ToolSpec = ToolSpec {
             "measure the solver's selective passes on the exact values of\n\
              this validation file instead of the midgame on WTHOR positions",
         ),
+        ToolOption::new(
+            "--endgame-sample",
+            "ROOTS.obf",
+            "instead write to --out a validation file for --endgame: the\n\
+             positions where the selective passes test ProbCut in solving\n\
+             ROOTS, with their exact values",
+        ),
+        ToolOption::new(
+            "--every",
+            "K",
+            "with --endgame-sample, keep 1 in K tested positions at 14\n\
+             empties, twice as many a square higher (default 256)",
+        ),
+        ToolOption::new(
+            "--per-empties",
+            "N",
+            "with --endgame-sample, solve at most N positions of each count\n\
+             of empties (default 600)",
+        ),
     ],
     notes: "With --endgame, --wthor, --positions, --stages and --seed are not used. The weights\n\
-            are measured without the statistics beside them (they are what is measured).",
+            are measured without the statistics beside them (they are what is measured);\n\
+            --endgame-sample solves with them (their selective passes are what is sampled).",
 };
 
 /// Fewest pairs a stage and depth needs for its statistics to be written.
@@ -95,6 +120,12 @@ struct Options {
     threads: usize,
     out: Option<PathBuf>,
     endgame: Option<PathBuf>,
+    /// `--endgame-sample`: the roots whose solves are sampled.
+    endgame_sample: Option<PathBuf>,
+    /// `--every`: one tested position in this many is kept.
+    every: u64,
+    /// `--per-empties`: at most this many positions of each count of empties.
+    per_empties: usize,
     /// The weights measured (`None`: the shipped ones).
     eval_file: Option<String>,
 }
@@ -116,6 +147,26 @@ fn weights_to_measure(options: &Options) -> Result<EvalBundle> {
 pub fn run(args: &[String]) -> Result<()> {
     let options = parse_args(args)?;
     let started = Instant::now();
+    if let Some(roots) = &options.endgame_sample {
+        let out = options
+            .out
+            .as_deref()
+            .context("--endgame-sample writes a validation file: give --out FILE")?;
+        // The statistics stay: the passes they drive are what is sampled.
+        let bundle = match &options.eval_file {
+            Some(path) => EvalBundle::from_file(path)?,
+            None => EvalBundle::shipped(),
+        };
+        return sample::run(
+            roots,
+            &bundle,
+            options.every,
+            options.per_empties,
+            options.threads,
+            out,
+            started,
+        );
+    }
     let bundle = weights_to_measure(&options)?;
     if let Some(path) = &options.endgame {
         return run_endgame(path, &bundle, &options, started);
@@ -444,6 +495,9 @@ fn parse_args(args: &[String]) -> Result<Options> {
         threads: 2,
         out: None,
         endgame: None,
+        endgame_sample: None,
+        every: 256,
+        per_empties: 600,
         eval_file: None,
     };
     let mut args = ToolArgs::from_spec(args, &SPEC);
@@ -462,12 +516,20 @@ fn parse_args(args: &[String]) -> Result<Options> {
             }
             "--out" => options.out = Some(PathBuf::from(args.value(flag)?)),
             "--endgame" => options.endgame = Some(PathBuf::from(args.value(flag)?)),
+            "--endgame-sample" => options.endgame_sample = Some(PathBuf::from(args.value(flag)?)),
+            "--every" => options.every = args.whole_number(flag)?,
+            "--per-empties" => options.per_empties = args.whole_number(flag)? as usize,
             "--eval-file" => options.eval_file = Some(args.value(flag)?.to_string()),
             _ => return Err(args.unexpected(arg)),
         }
     }
     ensure!((1..=60).contains(&options.stages), "--stages must be 1..60");
     ensure!(options.positions > 0, "--positions must be positive");
+    ensure!(options.every > 0, "--every must be positive");
+    ensure!(
+        options.endgame.is_none() || options.endgame_sample.is_none(),
+        "--endgame measures a validation file, --endgame-sample writes one: give one of them"
+    );
     Ok(options)
 }
 

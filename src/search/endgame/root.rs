@@ -449,4 +449,59 @@ mod tests {
         }
         assert!(passes > 0, "a root that must pass was solved");
     }
+    /// Sampling the positions where the selective passes test ProbCut changes nothing of a
+    /// solve (the same score, move and nodes), and keeps only such positions: fewer empties
+    /// than the root and at least `PROBCUT_MIN_EMPTIES`, one in `every` by hash there and
+    /// twice as many a square higher, each once over the whole sampling, handed over once.
+    #[test]
+    fn sampling_probcut_positions_changes_no_solve() {
+        let mut rng = Rng::new(53);
+        let flag = std::sync::atomic::AtomicBool::new(false);
+        let every = 8;
+        let mut sampled = EndgameSolver::new(16);
+        sampled.sample_probcut_positions(every);
+        let mut seen = std::collections::HashSet::new();
+        let mut roots = 0;
+        while roots < 4 {
+            let Some(root) = random_board(&mut rng, SELECTIVE_ROOT_EMPTIES + 2) else {
+                continue;
+            };
+            roots += 1;
+            let mut plain = EndgameSolver::new(16);
+            sampled.clear();
+            let expected = plain
+                .solve(&mut root.clone(), SolveMode::Exact, &flag)
+                .unwrap();
+            let solution = sampled
+                .solve(&mut root.clone(), SolveMode::Exact, &flag)
+                .unwrap();
+            assert_eq!(
+                (solution.best, solution.score, solution.nodes),
+                (expected.best, expected.score, expected.nodes),
+                "{root:?}"
+            );
+            let kept = sampled.take_probcut_positions();
+            assert!(!kept.is_empty(), "the passes test ProbCut below {root:?}");
+            for board in &kept {
+                assert!(board.empties() < root.empties());
+                assert!(board.empties() >= PROBCUT_MIN_EMPTIES);
+                let rate = every >> (board.empties() - PROBCUT_MIN_EMPTIES);
+                assert_eq!(board.hash() % rate.max(1), 0);
+                assert!(seen.insert(board.hash()), "each position once");
+            }
+            assert!(
+                sampled.take_probcut_positions().is_empty(),
+                "handed over once"
+            );
+        }
+        let mut unsampled = EndgameSolver::new(16);
+        let root = random_board(&mut rng, SELECTIVE_ROOT_EMPTIES + 2).unwrap();
+        unsampled
+            .solve(&mut root.clone(), SolveMode::Exact, &flag)
+            .unwrap();
+        assert!(
+            unsampled.take_probcut_positions().is_empty(),
+            "off by default"
+        );
+    }
 }

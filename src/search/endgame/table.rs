@@ -213,6 +213,10 @@ impl EndgameSolver {
             .bundle
             .endgame_cuts()?
             .get(empties, probcut_shallow_depth(empties))?;
+        if let Some(sample) = &mut self.probcut_sample {
+            // A measurement's sample (never as the engine plays).
+            sample.offer(board, empties);
+        }
         let margin = confidence * cut.sigma;
         // The shallow search's values, and the cut's fit, are in score units.
         let units = |discs: Discs| Score::from_discs(discs).units() as f32;
