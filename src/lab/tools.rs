@@ -381,7 +381,7 @@ mod tests {
         assert_eq!(
             decided::SPEC.usage(),
             "decided FILE.ggf [--empties N] [--hash MB] [--threads N] [--eval-file WEIGHTS] \
-             [--positions-out FILE]"
+             [--positions-out FILE] [--first N] [--last N]"
         );
         assert_eq!(
             datagen::SPEC.usage(),
