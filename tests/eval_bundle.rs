@@ -326,26 +326,33 @@ fn probcut_samples_the_positions_its_passes_test_with_exact_values() {
         .map(|board| format!("{};\n", tsuru::board::notation::board_to_string(board)))
         .collect();
     std::fs::write(&obf, text).unwrap();
-    let sample = dir.join("sample.txt");
-    let out = Command::new(TSURU)
-        .args([
-            "probcut",
-            "--threads",
-            "1",
-            "--every",
-            "2",
-            "--endgame-sample",
-        ])
-        .arg(&obf)
-        .arg("--out")
-        .arg(&sample)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let sample_with = |threads: &str| {
+        let sample = dir.join(format!("sample-{threads}.txt"));
+        let out = Command::new(TSURU)
+            .args(["probcut", "--threads", threads, "--every", "2"])
+            .arg("--endgame-sample")
+            .arg(&obf)
+            .arg("--out")
+            .arg(&sample)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        sample
+    };
+    let sample = sample_with("1");
+    // Each root is solved from an empty table, so the threads' shares change nothing.
+    let records = |path: &std::path::Path| {
+        let text = std::fs::read_to_string(path).unwrap();
+        text.lines()
+            .filter(|line| !line.starts_with('#'))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(records(&sample), records(&sample_with("2")));
     let sampled = tsuru::formats::validation::read(&sample).unwrap();
     assert!(sampled.len() >= 30, "{} positions", sampled.len());
     let stop = AtomicBool::new(false);

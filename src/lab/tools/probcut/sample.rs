@@ -5,9 +5,11 @@
 //! searches; they are used at the null-window nodes of at least 14 empties that the selective
 //! passes reach from a root, so that is where they are best measured. Each root of ROOTS is
 //! solved with the evaluation's own statistics (one thread a root, so the nodes are those of
-//! a one-thread solve), keeping one tested position in `--every` K by board hash at 14
-//! empties, twice as many with each empty square more (each position once); then every kept position is solved exactly and written as a validation
-//! line (position, exact score for the side to move), by empties.
+//! a one-thread solve, each from an empty table so that the file does not depend on the
+//! number of threads), keeping one tested position in `--every` K by board hash at 14
+//! empties, twice as many with each empty square more (each position once); then every kept
+//! position is solved exactly and written as a validation line (position, exact score for
+//! the side to move), by empties.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -50,6 +52,9 @@ pub fn sample(
             solver
         },
         |solver, root| {
+            // Each root from an empty table, so that what is sampled does not depend on
+            // which roots a thread solved before it.
+            solver.clear();
             let mut board = root.clone();
             solver.solve(&mut board, SolveMode::Exact, &stop);
             solver.take_probcut_positions()
@@ -76,6 +81,7 @@ pub fn sample(
     positions.sort_by_key(Board::hash);
     eprintln!("solving the {} positions kept exactly...", positions.len());
     let values = map_with_state(&positions, threads, solver, |solver, board| {
+        solver.clear();
         let mut board = board.clone();
         solver
             .solve(&mut board, SolveMode::Exact, &stop)
