@@ -60,6 +60,26 @@ fn ffo_1_to_19_take_the_pinned_node_count() {
     assert_eq!(nodes, pinned("ffo-1-19"));
 }
 
+/// FFO #20-#29 (20 to 24 empties) are solved after the selective passes, so their node count
+/// also pins the endgame ProbCut statistics and how the solver reads them.
+#[test]
+fn ffo_20_to_29_take_the_pinned_node_count() {
+    let nodes = number_after(
+        &[
+            "solve",
+            "tests/fixtures/fforum-20-39.obf",
+            "--threads",
+            "1",
+            "--hash",
+            "64",
+            "--last",
+            "29",
+        ],
+        "nodes",
+    );
+    assert_eq!(nodes, pinned("ffo-20-29"));
+}
+
 /// `tsuru bench --eval-file X` searches with X and the statistics beside it: the shipped
 /// weights and statistics copied to a file give the shipped signature, and the same weights
 /// without their statistics search full width, so another.

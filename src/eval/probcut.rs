@@ -247,7 +247,13 @@ pub struct EndgameCuts {
     weights: WeightsId,
     /// Measured empties counts, ascending, with their cuts by shallow depth.
     rows: Vec<(u32, [Option<Cut>; MAX_ENDGAME_SHALLOW as usize + 1])>,
+    /// For each count of empties, the index in `rows` of the row it uses (see [`Self::get`]),
+    /// `NO_ROW` below the smallest measured count.
+    row_of_empties: [u8; 61],
 }
+
+/// [`EndgameCuts::row_of_empties`]'s mark for a count of empties without statistics.
+const NO_ROW: u8 = u8::MAX;
 
 impl EndgameCuts {
     /// The weights the statistics were measured for.
@@ -257,12 +263,38 @@ impl EndgameCuts {
 
     /// The prediction of the exact value of a position with `empties` empties from a search
     /// `shallow` plies deep: the statistics of the largest measured empties count not above
-    /// `empties` (the error does not grow with the empties in the measured range, 14 to 24),
-    /// `None` below the smallest.
+    /// `empties` of the same parity, or where none has that parity, of the largest not above
+    /// it (the error does not grow with the empties in the measured range, 14 to 24, but the
+    /// intercept is higher at odd counts than at even ones); `None` below the smallest.
     #[inline]
     pub fn get(&self, empties: u32, shallow: u32) -> Option<Cut> {
-        let row = self.rows.iter().rev().find(|(n, _)| *n <= empties)?;
-        row.1.get(shallow as usize).copied().flatten()
+        let row = *self.row_of_empties.get(empties as usize)?;
+        if row == NO_ROW {
+            return None;
+        }
+        self.rows[row as usize]
+            .1
+            .get(shallow as usize)
+            .copied()
+            .flatten()
+    }
+
+    /// [`Self::row_of_empties`] for `rows`: the rule [`Self::get`] states.
+    fn rows_of_empties(
+        rows: &[(u32, [Option<Cut>; MAX_ENDGAME_SHALLOW as usize + 1])],
+    ) -> [u8; 61] {
+        let mut row_of_empties = [NO_ROW; 61];
+        for (empties, slot) in row_of_empties.iter_mut().enumerate() {
+            let empties = empties as u32;
+            let below = |same_parity: bool| {
+                rows.iter()
+                    .rposition(|(n, _)| *n <= empties && (!same_parity || n % 2 == empties % 2))
+            };
+            if let Some(row) = below(true).or_else(|| below(false)) {
+                *slot = row as u8;
+            }
+        }
+        row_of_empties
     }
 
     /// Reads the file format (see the type's doc).
@@ -307,7 +339,12 @@ impl EndgameCuts {
         }
         ensure!(!rows.is_empty(), "endgame probcut statistics: no records");
         let weights = weights.context("endgame probcut statistics: no `weights CHECKSUM` line")?;
-        Ok(EndgameCuts { weights, rows })
+        let row_of_empties = Self::rows_of_empties(&rows);
+        Ok(EndgameCuts {
+            weights,
+            rows,
+            row_of_empties,
+        })
     }
 }
 
@@ -414,10 +451,22 @@ mod tests {
         assert_eq!(cuts.weights(), WeightsId(0x1234_5678));
         let cut = cuts.get(14, 2).unwrap();
         assert!((cut.slope - 1.1).abs() < 1e-6 && (cut.sigma - 900.0).abs() < 1e-3);
-        // The largest measured empties count not above the asked one.
+        // The largest measured empties count not above the asked one, of its parity where
+        // there is one: 14 for 19 (no odd row), 20 for 30.
         assert!((cuts.get(19, 2).unwrap().sigma - 900.0).abs() < 1e-3);
         assert!((cuts.get(30, 2).unwrap().intercept + 50.0).abs() < 1e-3);
         assert_eq!(cuts.get(13, 2), None);
+        assert_eq!(cuts.get(61, 2), None);
+        let by_parity = EndgameCuts::parse(
+            "weights 12345678\n14 2 1.0 1.0 9.0 10\n15 2 1.0 3.0 9.0 10\n16 2 1.0 2.0 9.0 10\n",
+        )
+        .unwrap();
+        let intercept =
+            |empties| by_parity.get(empties, 2).unwrap().intercept / UNITS_PER_DISC as f32;
+        assert_eq!(
+            [14, 15, 16, 17, 18, 25, 60].map(intercept),
+            [1.0, 3.0, 2.0, 3.0, 2.0, 3.0, 2.0]
+        );
         assert_eq!(cuts.get(20, 3), None);
         for bad in [
             "",
