@@ -285,23 +285,18 @@ fn probcut_measures_endgame_statistics_for_an_eval_file() {
     let validation = dir.join("validation.txt");
     std::fs::write(&validation, lines.join("\n") + "\n").unwrap();
     let out_file = format!("{path}{ENDGAME_SUFFIX}");
-    let out = Command::new(TSURU)
-        .args([
-            "probcut",
-            "--eval-file",
-            &path,
-            "--threads",
-            "1",
-            "--endgame",
-        ])
-        .arg(&validation)
-        .args(["--out", &out_file])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeded(
+        Command::new(TSURU)
+            .args([
+                "probcut",
+                "--eval-file",
+                &path,
+                "--threads",
+                "1",
+                "--endgame",
+            ])
+            .arg(&validation)
+            .args(["--out", &out_file]),
     );
     let written = std::fs::read_to_string(&out_file).unwrap();
     assert!(written.contains(&format!("\nweights {id}\n")), "{written}");
@@ -328,18 +323,13 @@ fn probcut_samples_the_positions_its_passes_test_with_exact_values() {
     std::fs::write(&obf, text).unwrap();
     let sample_with = |threads: &str| {
         let sample = dir.join(format!("sample-{threads}.txt"));
-        let out = Command::new(TSURU)
-            .args(["probcut", "--threads", threads, "--every", "2"])
-            .arg("--endgame-sample")
-            .arg(&obf)
-            .arg("--out")
-            .arg(&sample)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        succeeded(
+            Command::new(TSURU)
+                .args(["probcut", "--threads", threads, "--every", "2"])
+                .arg("--endgame-sample")
+                .arg(&obf)
+                .arg("--out")
+                .arg(&sample),
         );
         sample
     };
@@ -382,6 +372,17 @@ fn probcut_samples_the_positions_its_passes_test_with_exact_values() {
         written.lines().any(|line| line.starts_with("14 2 ")),
         "{written}"
     );
+}
+
+/// Runs `command` and asserts that it succeeded, showing its stderr if not; its output.
+fn succeeded(command: &mut Command) -> std::process::Output {
+    let out = command.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }
 
 /// `tsuru tables` with `args`; its stdout, after asserting that it succeeded.
