@@ -343,6 +343,49 @@ fn probcut_samples_the_positions_its_passes_test_with_exact_values() {
             .collect::<Vec<_>>()
     };
     assert_eq!(records(&sample), records(&sample_with("2")));
+    // A run cut short resumes from its journal: the first root's records, some exact values
+    // and a line torn by the kill; the file written is the uninterrupted run's.
+    let journal = std::fs::read_to_string(dir.join("sample-1.txt.journal")).unwrap();
+    let first_root = journal.find("\nroot ").unwrap();
+    let first_root_end = first_root + journal[first_root + 1..].find('\n').unwrap() + 2;
+    let solved: Vec<&str> = journal
+        .lines()
+        .filter(|line| line.starts_with("solved "))
+        .take(5)
+        .collect();
+    assert_eq!(solved.len(), 5, "{journal}");
+    let cut = format!(
+        "{}{}\ntested 3 ---",
+        &journal[..first_root_end],
+        solved.join("\n")
+    );
+    let resumed = dir.join("resumed.txt");
+    std::fs::write(dir.join("resumed.txt.journal"), &cut).unwrap();
+    let run = |out: &std::path::Path| {
+        Command::new(TSURU)
+            .args(["probcut", "--threads", "2", "--every", "2"])
+            .arg("--endgame-sample")
+            .arg(&obf)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let output = run(&resumed);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{said}");
+    assert!(said.contains("(1 already in"), "{said}");
+    assert!(said.contains("(5 already in the journal)"), "{said}");
+    assert_eq!(records(&resumed), records(&sample));
+    // A journal of other roots or options is refused, not mixed in.
+    std::fs::write(
+        dir.join("other.txt.journal"),
+        "# tsuru probcut --endgame-sample journal 0123456789abcdef\n",
+    )
+    .unwrap();
+    let output = run(&dir.join("other.txt"));
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("journal of another run"));
     let sampled = tsuru::formats::validation::read(&sample).unwrap();
     assert!(sampled.len() >= 30, "{} positions", sampled.len());
     let stop = AtomicBool::new(false);

@@ -89,7 +89,8 @@ pub const SPEC: ToolSpec = ToolSpec {
             "ROOTS.obf",
             "instead write to --out a validation file for --endgame: the\n\
              positions where the selective passes test ProbCut in solving\n\
-             ROOTS, with their exact values",
+             ROOTS, with their exact values; a journal beside the output\n\
+             (FILE.journal) lets a stopped run resume where it stopped",
         ),
         ToolOption::new(
             "--every",

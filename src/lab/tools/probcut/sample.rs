@@ -10,54 +10,217 @@
 //! empties, twice as many with each empty square more (each position once); then every kept
 //! position is solved exactly and written as a validation line (position, exact score for
 //! the side to move), by empties.
+//!
+//! A run keeps a journal beside its output ([`Journal`], `FILE.journal`): each root's tested
+//! positions once the root is solved and each exact value once found. A run stopped part way
+//! and started again with the same roots, evaluation and options takes up where it stopped;
+//! the file it writes is the one an uninterrupted run writes.
 
-use std::path::Path;
-use std::sync::atomic::AtomicBool;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
-use anyhow::{ensure, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 
-use crate::board::Board;
+use crate::board::{notation, Board};
 use crate::eval::EvalBundle;
-use crate::formats::{obf, validation};
+use crate::formats::{checksum, obf, validation};
 use crate::lab::parallel::map_with_state;
+use crate::score::Discs;
 use crate::search::endgame::{EndgameSolver, SolveMode};
 
 /// MiB of table for each solve: the roots are the size of the FFO and Edax problem sets.
 const HASH_MB: usize = 64;
 
+/// The first word of a journal's first line, before the key of the run it belongs to.
+const JOURNAL_HEADER: &str = "# tsuru probcut --endgame-sample journal";
+
+/// What a sampling run has done, read back from its journal file and appended to as it goes:
+/// one line a record, each written whole and flushed.
+///
+/// ```text
+/// # tsuru probcut --endgame-sample journal <key>
+/// tested <root index> <board>      a tested position of that root (before its `root` line)
+/// root <root index>                the root is solved: its `tested` lines are all above
+/// solved <board> <exact score>     an exact value, as a validation line
+/// ```
+///
+/// The key is a checksum of the roots, the evaluation and its statistics, `--every` and
+/// `--per-empties`: a journal of another run is refused, not mixed in. A last line without
+/// its line break (the run was killed while writing it) is ignored, and so are the `tested`
+/// lines of a root without its `root` line.
+pub struct Journal {
+    file: Mutex<std::fs::File>,
+    /// The tested positions of each root whose `root` line is written, by root index.
+    roots: HashMap<usize, Vec<Board>>,
+    /// The exact values found, by position (its board string).
+    solved: HashMap<String, Discs>,
+}
+
+impl Journal {
+    /// Opens the journal at `path` for the run identified by `key`: reads what it holds, or
+    /// starts it when there is no file.
+    pub fn open(path: &Path, key: u64) -> Result<Journal> {
+        let header = format!("{JOURNAL_HEADER} {key:016x}\n");
+        let mut roots: HashMap<usize, Vec<Board>> = HashMap::new();
+        let mut solved = HashMap::new();
+        match std::fs::read_to_string(path) {
+            Ok(text) if !text.is_empty() => {
+                ensure!(
+                    text.starts_with(&header),
+                    "{} is the journal of another run (other roots, evaluation or options): \
+                     remove it to start afresh",
+                    path.display()
+                );
+                let mut tested: HashMap<usize, Vec<Board>> = HashMap::new();
+                let complete = &text[..text.rfind('\n').map_or(0, |end| end + 1)];
+                for (number, line) in complete.lines().enumerate().skip(1) {
+                    let parsed = (|| -> Result<()> {
+                        let (kind, rest) = line.split_once(' ').context("no record")?;
+                        match kind {
+                            "tested" => {
+                                let (index, board) = rest.split_once(' ').context("no board")?;
+                                let board = notation::parse_board(board)?;
+                                tested.entry(index.parse()?).or_default().push(board);
+                            }
+                            "root" => {
+                                let index: usize = rest.parse()?;
+                                roots.insert(index, tested.remove(&index).unwrap_or_default());
+                            }
+                            "solved" => {
+                                let (board, score) = rest.rsplit_once(' ').context("no score")?;
+                                let board = notation::parse_board(board)?;
+                                let key = notation::board_to_string(&board);
+                                solved.insert(key, Discs::new(score.parse()?));
+                            }
+                            _ => bail!("unknown record {kind:?}"),
+                        }
+                        Ok(())
+                    })();
+                    parsed.with_context(|| format!("{}:{}", path.display(), number + 1))?;
+                }
+                // Cut off a torn last line, so that the records appended next start a line.
+                std::fs::write(path, complete)
+                    .with_context(|| format!("writing {}", path.display()))?;
+            }
+            Ok(_) => std::fs::write(path, &header)
+                .with_context(|| format!("writing {}", path.display()))?,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::write(path, &header)
+                    .with_context(|| format!("writing {}", path.display()))?
+            }
+            Err(error) => {
+                return Err(error).with_context(|| format!("reading {}", path.display()));
+            }
+        }
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .with_context(|| format!("opening {}", path.display()))?;
+        Ok(Journal {
+            file: Mutex::new(file),
+            roots,
+            solved,
+        })
+    }
+
+    /// Appends `text` (whole lines) at once. A failed write only costs the resume, so it is
+    /// logged, not fatal.
+    fn append(&self, text: &str) {
+        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(error) = file.write_all(text.as_bytes()).and_then(|()| file.flush()) {
+            log::warn!("writing the journal: {error}");
+        }
+    }
+
+    /// Records that root `index` is solved with `tested` as its tested positions.
+    fn root_done(&self, index: usize, tested: &[Board]) {
+        let mut text = String::new();
+        for board in tested {
+            text += &format!("tested {index} {}\n", notation::board_to_string(board));
+        }
+        text += &format!("root {index}\n");
+        self.append(&text);
+    }
+
+    /// The exact value of `board` if the journal holds it.
+    fn value_of(&self, board: &Board) -> Option<Discs> {
+        self.solved.get(&notation::board_to_string(board)).copied()
+    }
+
+    /// Records the exact value of `board`.
+    fn solved(&self, board: &Board, score: Discs) {
+        self.append(&format!("solved {}\n", validation::line(board, score)));
+    }
+}
+
+/// The journal key of a run: a checksum of what decides its output.
+fn journal_key(roots: &[Board], bundle: &EvalBundle, every: u64, per_empties: usize) -> u64 {
+    let mut text = format!(
+        "{:?} {:?} {every} {per_empties}\n",
+        bundle.id(),
+        bundle.endgame_cuts()
+    );
+    for root in roots {
+        text += &notation::board_to_string(root);
+        text.push('\n');
+    }
+    checksum::fnv1a_64(text.as_bytes())
+}
+
+/// Where the journal of a run writing `out` lives: `out` with `.journal` added.
+pub fn journal_path(out: &Path) -> PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".journal");
+    PathBuf::from(name)
+}
+
 /// Solves `roots` with `bundle` (its statistics drive the passes) and returns the tested
 /// positions (one in `every` by hash at 14 empties, twice as many a square higher, each
 /// once; at most `per_empties` of each count of empties) with their exact values, ordered by
-/// empties.
+/// empties. What `journal` holds is taken from it, not solved again, and what is solved is
+/// added to it; progress goes to stderr.
 pub fn sample(
     roots: &[Board],
     bundle: &EvalBundle,
     every: u64,
     per_empties: usize,
     threads: usize,
-) -> Vec<(Board, crate::score::Discs)> {
+    journal: &Journal,
+) -> Vec<(Board, Discs)> {
     let stop = AtomicBool::new(false);
     let solver = || {
         let mut solver = EndgameSolver::new(HASH_MB);
         solver.set_evaluation(bundle.clone());
         solver
     };
+    let indexed: Vec<(usize, &Board)> = roots.iter().enumerate().collect();
+    let done = AtomicUsize::new(journal.roots.len());
     let per_root: Vec<Vec<Board>> = map_with_state(
-        roots,
+        &indexed,
         threads,
         || {
             let mut solver = solver();
             solver.sample_probcut_positions(every);
             solver
         },
-        |solver, root| {
+        |solver, &(index, root)| {
+            if let Some(tested) = journal.roots.get(&index) {
+                return tested.clone();
+            }
             // Each root from an empty table, so that what is sampled does not depend on
             // which roots a thread solved before it.
             solver.clear();
             let mut board = root.clone();
             solver.solve(&mut board, SolveMode::Exact, &stop);
-            solver.take_probcut_positions()
+            let tested = solver.take_probcut_positions();
+            journal.root_done(index, &tested);
+            let done = done.fetch_add(1, Ordering::Relaxed) + 1;
+            eprintln!("root {done}/{} solved", roots.len());
+            tested
         },
     );
     // A position reached from two roots is kept once, with the first.
@@ -79,21 +242,40 @@ pub fn sample(
     });
     // Solved in hash order, so that the threads' shares mix small and large positions.
     positions.sort_by_key(Board::hash);
-    eprintln!("solving the {} positions kept exactly...", positions.len());
+    let known = positions
+        .iter()
+        .filter(|board| journal.value_of(board).is_some())
+        .count();
+    eprintln!(
+        "solving the {} positions kept exactly ({known} already in the journal)...",
+        positions.len()
+    );
+    let done = AtomicUsize::new(known);
     let values = map_with_state(&positions, threads, solver, |solver, board| {
+        if let Some(score) = journal.value_of(board) {
+            return score;
+        }
         solver.clear();
-        let mut board = board.clone();
-        solver
-            .solve(&mut board, SolveMode::Exact, &stop)
+        let score = solver
+            .solve(&mut board.clone(), SolveMode::Exact, &stop)
             .expect("an unstopped solve finishes")
-            .score
+            .score;
+        journal.solved(board, score);
+        let done = done.fetch_add(1, Ordering::Relaxed) + 1;
+        eprintln!(
+            "solved {done}/{} ({} empties)",
+            positions.len(),
+            board.empties()
+        );
+        score
     });
     let mut solved: Vec<_> = positions.into_iter().zip(values).collect();
     solved.sort_by_key(|(board, _)| (board.empties(), board.hash()));
     solved
 }
 
-/// `--endgame-sample ROOTS`: samples ROOTS' solves and writes the validation file to `out`.
+/// `--endgame-sample ROOTS`: samples ROOTS' solves and writes the validation file to `out`,
+/// keeping the run's journal beside it ([`journal_path`]).
 pub fn run(
     roots_path: &Path,
     bundle: &EvalBundle,
@@ -120,11 +302,19 @@ pub fn run(
         "no positions in {}",
         roots_path.display()
     );
+    let journal_file = journal_path(out);
+    let journal = Journal::open(
+        &journal_file,
+        journal_key(&roots, bundle, every, per_empties),
+    )?;
     eprintln!(
-        "solving {} roots, keeping 1 in {every} tested positions at 14 empties...",
-        roots.len()
+        "solving {} roots ({} already in {}), keeping 1 in {every} tested positions at 14 \
+         empties...",
+        roots.len(),
+        journal.roots.len(),
+        journal_file.display()
     );
-    let solved = sample(&roots, bundle, every, per_empties, threads);
+    let solved = sample(&roots, bundle, every, per_empties, threads, &journal);
     let mut counts = std::collections::BTreeMap::new();
     for (board, _) in &solved {
         *counts.entry(board.empties()).or_insert(0usize) += 1;
@@ -148,9 +338,10 @@ pub fn run(
     }
     std::fs::write(out, lines).with_context(|| format!("writing {}", out.display()))?;
     eprintln!(
-        "{} positions in {:.1} s",
+        "{} positions in {:.1} s (the journal {} can be removed)",
         solved.len(),
-        started.elapsed().as_secs_f64()
+        started.elapsed().as_secs_f64(),
+        journal_file.display()
     );
     Ok(())
 }
