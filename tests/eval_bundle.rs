@@ -377,6 +377,38 @@ fn probcut_samples_the_positions_its_passes_test_with_exact_values() {
     assert!(said.contains("(1 already in"), "{said}");
     assert!(said.contains("(5 already in the journal)"), "{said}");
     assert_eq!(records(&resumed), records(&sample));
+    // Other caps reuse the journal: every root and value is in it, and the file keeps, of
+    // each count from 16 empties up, the 3 positions of the lowest hashes.
+    std::fs::copy(
+        dir.join("sample-1.txt.journal"),
+        dir.join("capped.txt.journal"),
+    )
+    .unwrap();
+    let capped = dir.join("capped.txt");
+    let output = Command::new(TSURU)
+        .args(["probcut", "--threads", "1", "--every", "2"])
+        .args(["--per-empties", "3", "--min-empties", "16"])
+        .arg("--endgame-sample")
+        .arg(&obf)
+        .arg("--out")
+        .arg(&capped)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{said}");
+    assert!(said.contains("(4 already in"), "{said}");
+    assert!(!said.contains("\nsolved "), "{said}");
+    let mut expected = tsuru::formats::validation::read(&sample).unwrap();
+    expected.retain(|(board, _)| board.empties() >= 16);
+    expected.sort_by_key(|(board, _)| (board.empties(), board.hash()));
+    let mut per_count = std::collections::HashMap::new();
+    expected.retain(|(board, _)| {
+        let count = per_count.entry(board.empties()).or_insert(0);
+        *count += 1;
+        *count <= 3
+    });
+    assert!(expected.len() >= 3, "{expected:?}");
+    assert_eq!(tsuru::formats::validation::read(&capped).unwrap(), expected);
     // A journal of other roots or options is refused, not mixed in.
     std::fs::write(
         dir.join("other.txt.journal"),

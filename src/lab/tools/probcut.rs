@@ -104,6 +104,12 @@ pub const SPEC: ToolSpec = ToolSpec {
             "with --endgame-sample, solve at most N positions of each count\n\
              of empties (default 600)",
         ),
+        ToolOption::new(
+            "--min-empties",
+            "N",
+            "with --endgame-sample, solve only the positions of N empties or\n\
+             more (default 14: all of them)",
+        ),
     ],
     notes: "With --endgame, --wthor, --positions, --stages and --seed are not used. The weights\n\
             are measured without the statistics beside them (they are what is measured);\n\
@@ -127,6 +133,8 @@ struct Options {
     every: u64,
     /// `--per-empties`: at most this many positions of each count of empties.
     per_empties: usize,
+    /// `--min-empties`: only the positions of this many empties or more.
+    min_empties: u32,
     /// The weights measured (`None`: the shipped ones).
     eval_file: Option<String>,
 }
@@ -161,8 +169,11 @@ pub fn run(args: &[String]) -> Result<()> {
         return sample::run(
             roots,
             &bundle,
-            options.every,
-            options.per_empties,
+            sample::Keep {
+                every: options.every,
+                per_empties: options.per_empties,
+                min_empties: options.min_empties,
+            },
             options.threads,
             out,
             started,
@@ -499,6 +510,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         endgame_sample: None,
         every: 256,
         per_empties: 600,
+        min_empties: 14,
         eval_file: None,
     };
     let mut args = ToolArgs::from_spec(args, &SPEC);
@@ -520,6 +532,9 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--endgame-sample" => options.endgame_sample = Some(PathBuf::from(args.value(flag)?)),
             "--every" => options.every = args.whole_number(flag)?,
             "--per-empties" => options.per_empties = args.whole_number(flag)? as usize,
+            "--min-empties" => {
+                options.min_empties = args.whole_number(flag)?.min(60) as u32;
+            }
             "--eval-file" => options.eval_file = Some(args.value(flag)?.to_string()),
             _ => return Err(args.unexpected(arg)),
         }

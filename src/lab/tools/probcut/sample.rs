@@ -35,6 +35,20 @@ use crate::search::endgame::{EndgameSolver, SolveMode};
 /// MiB of table for each solve: the roots are the size of the FFO and Edax problem sets.
 const HASH_MB: usize = 64;
 
+/// Which tested positions a sample keeps and solves.
+#[derive(Clone, Copy, Debug)]
+pub struct Keep {
+    /// One tested position in this many by board hash at 14 empties, twice as many with
+    /// each empty square more (`--every`).
+    pub every: u64,
+    /// At most this many of each count of empties, those of the lowest hashes
+    /// (`--per-empties`).
+    pub per_empties: usize,
+    /// Only the counts of empties from this one up (`--min-empties`): rows above those
+    /// already measured without solving the smaller positions again.
+    pub min_empties: u32,
+}
+
 /// The first word of a journal's first line, before the key of the run it belongs to.
 const JOURNAL_HEADER: &str = "# tsuru probcut --endgame-sample journal";
 
@@ -48,8 +62,10 @@ const JOURNAL_HEADER: &str = "# tsuru probcut --endgame-sample journal";
 /// solved <board> <exact score>     an exact value, as a validation line
 /// ```
 ///
-/// The key is a checksum of the roots, the evaluation and its statistics, `--every` and
-/// `--per-empties`: a journal of another run is refused, not mixed in. A last line without
+/// The key is a checksum of the roots, the evaluation and its statistics and `--every`, which
+/// decide every record: a journal of another run is refused, not mixed in. `--per-empties`
+/// and `--min-empties` only choose among the records, so a run with other caps reuses the
+/// journal (the roots' solves above all). A last line without
 /// its line break (the run was killed while writing it) is ignored, and so are the `tested`
 /// lines of a root without its `root` line.
 pub struct Journal {
@@ -158,12 +174,8 @@ impl Journal {
 }
 
 /// The journal key of a run: a checksum of what decides its output.
-fn journal_key(roots: &[Board], bundle: &EvalBundle, every: u64, per_empties: usize) -> u64 {
-    let mut text = format!(
-        "{:?} {:?} {every} {per_empties}\n",
-        bundle.id(),
-        bundle.endgame_cuts()
-    );
+fn journal_key(roots: &[Board], bundle: &EvalBundle, every: u64) -> u64 {
+    let mut text = format!("{:?} {:?} {every}\n", bundle.id(), bundle.endgame_cuts());
     for root in roots {
         text += &notation::board_to_string(root);
         text.push('\n');
@@ -179,18 +191,20 @@ pub fn journal_path(out: &Path) -> PathBuf {
 }
 
 /// Solves `roots` with `bundle` (its statistics drive the passes) and returns the tested
-/// positions (one in `every` by hash at 14 empties, twice as many a square higher, each
-/// once; at most `per_empties` of each count of empties) with their exact values, ordered by
-/// empties. What `journal` holds is taken from it, not solved again, and what is solved is
+/// positions that `keep` keeps (each once) with their exact values, ordered by empties. What `journal` holds is taken from it, not solved again, and what is solved is
 /// added to it; progress goes to stderr.
 pub fn sample(
     roots: &[Board],
     bundle: &EvalBundle,
-    every: u64,
-    per_empties: usize,
+    keep: Keep,
     threads: usize,
     journal: &Journal,
 ) -> Vec<(Board, Discs)> {
+    let Keep {
+        every,
+        per_empties,
+        min_empties,
+    } = keep;
     let stop = AtomicBool::new(false);
     let solver = || {
         let mut solver = EndgameSolver::new(HASH_MB);
@@ -236,6 +250,9 @@ pub fn sample(
     positions.sort_by_key(|board| (board.empties(), board.hash()));
     let mut counts = [0usize; 61];
     positions.retain(|board| {
+        if board.empties() < min_empties {
+            return false;
+        }
         let count = &mut counts[board.empties() as usize];
         *count += 1;
         *count <= per_empties
@@ -279,12 +296,16 @@ pub fn sample(
 pub fn run(
     roots_path: &Path,
     bundle: &EvalBundle,
-    every: u64,
-    per_empties: usize,
+    keep: Keep,
     threads: usize,
     out: &Path,
     started: Instant,
 ) -> Result<()> {
+    let Keep {
+        every,
+        per_empties,
+        min_empties,
+    } = keep;
     ensure!(
         bundle.endgame_cuts().is_some(),
         "{} has no endgame statistics: its solves have no selective passes to sample",
@@ -303,10 +324,7 @@ pub fn run(
         roots_path.display()
     );
     let journal_file = journal_path(out);
-    let journal = Journal::open(
-        &journal_file,
-        journal_key(&roots, bundle, every, per_empties),
-    )?;
+    let journal = Journal::open(&journal_file, journal_key(&roots, bundle, every))?;
     eprintln!(
         "solving {} roots ({} already in {}), keeping 1 in {every} tested positions at 14 \
          empties...",
@@ -314,7 +332,7 @@ pub fn run(
         journal.roots.len(),
         journal_file.display()
     );
-    let solved = sample(&roots, bundle, every, per_empties, threads, &journal);
+    let solved = sample(&roots, bundle, keep, threads, &journal);
     let mut counts = std::collections::BTreeMap::new();
     for (board, _) in &solved {
         *counts.entry(board.empties()).or_insert(0usize) += 1;
@@ -323,7 +341,7 @@ pub fn run(
         "# tsuru validation set: <board> <exact score for the side to move>\n\
          # the positions at which the selective passes tested ProbCut in solving {} (1 in {every} \
          by hash at 14 empties, twice as many a square higher, at most {per_empties} a count of \
-         empties), written by\n# tsuru {}\n# positions by empties: {}\n",
+         empties, from {min_empties} empties up), written by\n# tsuru {}\n# positions by empties: {}\n",
         roots_path.display(),
         std::env::args().skip(1).collect::<Vec<_>>().join(" "),
         counts
