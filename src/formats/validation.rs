@@ -28,14 +28,17 @@ pub fn read(path: &Path) -> Result<Vec<(Board, Discs)>> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let parsed = (|| -> Result<(Board, Discs)> {
-            let (board, score) = line.rsplit_once(' ').context("no score")?;
-            Ok((notation::parse_board(board)?, Discs::new(score.parse()?)))
-        })()
-        .with_context(|| format!("{}:{}", path.display(), number + 1))?;
+        let parsed =
+            parse_line(line).with_context(|| format!("{}:{}", path.display(), number + 1))?;
         positions.push(parsed);
     }
     Ok(positions)
+}
+
+/// One position and its score from a line as [`line`] writes it.
+pub fn parse_line(line: &str) -> Result<(Board, Discs)> {
+    let (board, score) = line.rsplit_once(' ').context("no score")?;
+    Ok((notation::parse_board(board)?, Discs::new(score.parse()?)))
 }
 
 #[cfg(test)]

@@ -13,8 +13,8 @@
 //!
 //! A run keeps a journal beside its output ([`Journal`], `FILE.journal`): each root's tested
 //! positions once the root is solved and each exact value once found. A run stopped part way
-//! and started again with the same roots, evaluation and options takes up where it stopped;
-//! the file it writes is the one an uninterrupted run writes.
+//! and started again with the same roots, evaluation and `--every` takes up where it
+//! stopped; the file it writes is the one an uninterrupted run writes.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -65,9 +65,9 @@ const JOURNAL_HEADER: &str = "# tsuru probcut --endgame-sample journal";
 /// The key is a checksum of the roots, the evaluation and its statistics and `--every`, which
 /// decide every record: a journal of another run is refused, not mixed in. `--per-empties`
 /// and `--min-empties` only choose among the records, so a run with other caps reuses the
-/// journal (the roots' solves above all). A last line without
-/// its line break (the run was killed while writing it) is ignored, and so are the `tested`
-/// lines of a root without its `root` line.
+/// journal (the roots' solves above all). A last line without its line break (the run was
+/// killed while writing it) is ignored, and so are the `tested` lines of a root without its
+/// `root` line.
 pub struct Journal {
     file: Mutex<std::fs::File>,
     /// The tested positions of each root whose `root` line is written, by root index.
@@ -83,55 +83,52 @@ impl Journal {
         let header = format!("{JOURNAL_HEADER} {key:016x}\n");
         let mut roots: HashMap<usize, Vec<Board>> = HashMap::new();
         let mut solved = HashMap::new();
-        match std::fs::read_to_string(path) {
-            Ok(text) if !text.is_empty() => {
-                ensure!(
-                    text.starts_with(&header),
-                    "{} is the journal of another run (other roots, evaluation or options): \
-                     remove it to start afresh",
-                    path.display()
-                );
-                let mut tested: HashMap<usize, Vec<Board>> = HashMap::new();
-                let complete = &text[..text.rfind('\n').map_or(0, |end| end + 1)];
-                for (number, line) in complete.lines().enumerate().skip(1) {
-                    let parsed = (|| -> Result<()> {
-                        let (kind, rest) = line.split_once(' ').context("no record")?;
-                        match kind {
-                            "tested" => {
-                                let (index, board) = rest.split_once(' ').context("no board")?;
-                                let board = notation::parse_board(board)?;
-                                tested.entry(index.parse()?).or_default().push(board);
-                            }
-                            "root" => {
-                                let index: usize = rest.parse()?;
-                                roots.insert(index, tested.remove(&index).unwrap_or_default());
-                            }
-                            "solved" => {
-                                let (board, score) = rest.rsplit_once(' ').context("no score")?;
-                                let board = notation::parse_board(board)?;
-                                let key = notation::board_to_string(&board);
-                                solved.insert(key, Discs::new(score.parse()?));
-                            }
-                            _ => bail!("unknown record {kind:?}"),
-                        }
-                        Ok(())
-                    })();
-                    parsed.with_context(|| format!("{}:{}", path.display(), number + 1))?;
-                }
-                // Cut off a torn last line, so that the records appended next start a line.
-                std::fs::write(path, complete)
-                    .with_context(|| format!("writing {}", path.display()))?;
-            }
-            Ok(_) => std::fs::write(path, &header)
-                .with_context(|| format!("writing {}", path.display()))?,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::write(path, &header)
-                    .with_context(|| format!("writing {}", path.display()))?
-            }
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
             Err(error) => {
                 return Err(error).with_context(|| format!("reading {}", path.display()));
             }
-        }
+        };
+        // A new journal starts with its header; an old one loses a torn last line, so that
+        // the records appended next start a line.
+        let kept = if text.is_empty() {
+            header.clone()
+        } else {
+            ensure!(
+                text.starts_with(&header),
+                "{} is the journal of another run (other roots, evaluation or --every): \
+                     remove it to start afresh",
+                path.display()
+            );
+            let mut tested: HashMap<usize, Vec<Board>> = HashMap::new();
+            let complete = &text[..text.rfind('\n').map_or(0, |end| end + 1)];
+            for (number, line) in complete.lines().enumerate().skip(1) {
+                let parsed = (|| -> Result<()> {
+                    let (kind, rest) = line.split_once(' ').context("no record")?;
+                    match kind {
+                        "tested" => {
+                            let (index, board) = rest.split_once(' ').context("no board")?;
+                            let board = notation::parse_board(board)?;
+                            tested.entry(index.parse()?).or_default().push(board);
+                        }
+                        "root" => {
+                            let index: usize = rest.parse()?;
+                            roots.insert(index, tested.remove(&index).unwrap_or_default());
+                        }
+                        "solved" => {
+                            let (board, score) = validation::parse_line(rest)?;
+                            solved.insert(notation::board_to_string(&board), score);
+                        }
+                        _ => bail!("unknown record {kind:?}"),
+                    }
+                    Ok(())
+                })();
+                parsed.with_context(|| format!("{}:{}", path.display(), number + 1))?;
+            }
+            complete.to_string()
+        };
+        std::fs::write(path, kept).with_context(|| format!("writing {}", path.display()))?;
         let file = std::fs::OpenOptions::new()
             .append(true)
             .open(path)
@@ -191,8 +188,9 @@ pub fn journal_path(out: &Path) -> PathBuf {
 }
 
 /// Solves `roots` with `bundle` (its statistics drive the passes) and returns the tested
-/// positions that `keep` keeps (each once) with their exact values, ordered by empties. What `journal` holds is taken from it, not solved again, and what is solved is
-/// added to it; progress goes to stderr.
+/// positions that `keep` keeps (each once) with their exact values, ordered by empties.
+/// What `journal` holds is taken from it, not solved again, and what is solved is added to
+/// it; progress goes to stderr.
 pub fn sample(
     roots: &[Board],
     bundle: &EvalBundle,
