@@ -467,8 +467,14 @@ impl EndgameSolver {
     /// thread's cache or the shared table under the view's hash from [`TT_MIN_EMPTIES`] (see
     /// [`EndgameSolver::view_node_search`]), none below.
     pub(super) fn known_best(&self, board: &Board) -> Option<Square> {
+        self.known_bounds(board).and_then(|entry| entry.best)
+    }
+
+    /// The entry the tables hold for `board`, looked up where a node of its empties keeps it
+    /// (as [`EndgameSolver::known_best`] says); `None` below [`TT_MIN_EMPTIES`].
+    fn known_bounds(&self, board: &Board) -> Option<Bounds> {
         let empties = board.empties();
-        let entry = if empties > VIEW_MAX_EMPTIES {
+        if empties > VIEW_MAX_EMPTIES {
             self.tt.probe(board.hash())
         } else if empties > CACHE_MAX_EMPTIES {
             self.tt.probe(board.view().hash())
@@ -476,8 +482,7 @@ impl EndgameSolver {
             self.cache.probe(board.view().hash())
         } else {
             None
-        };
-        entry.and_then(|entry| entry.best)
+        }
     }
 }
 
@@ -542,7 +547,9 @@ fn probcut_shallow_depth(empties: u32) -> u32 {
 mod tests {
     use super::super::testkit::*;
     use super::*;
+    use crate::board::Color;
     use crate::rng::Rng;
+    use std::collections::HashSet;
     use std::sync::atomic::AtomicBool;
 
     /// View nodes from 6 to 11 empties (the thread's cache from [`TT_MIN_EMPTIES`] to
@@ -650,6 +657,145 @@ mod tests {
             assert!(found >= 10, "{empties} empties: {found} found");
         }
         assert!(tested >= 60);
+    }
+
+    /// The exact value of `view` for its side to move, from outside any tested solver:
+    /// minimax up to 10 empties, above that the full-window value of a new solver (its tables
+    /// empty, so nothing another solver stored can reach it).
+    fn exact_value(view: BitView) -> Discs {
+        if view.empties() <= 10 {
+            return minimax(view);
+        }
+        let flag = AtomicBool::new(false);
+        let mut board = Board::from_discs(view.player, view.opponent, Color::Black)
+            .expect("a position of a game");
+        EndgameSolver::new(1).node(&mut board, -Discs::MAX, Discs::MAX, &StopCheck::new(&flag))
+    }
+
+    /// The entries tagged exact that `solver` holds for the tree it searched below `root`:
+    /// the root's children (a solve's root keeps no entry), then the children of each
+    /// position holding an entry (of any tag) and the pass of each without a move, down to
+    /// [`TT_MIN_EMPTIES`], each position once.
+    fn searched_entries(solver: &EndgameSolver, root: &mut Board) -> Vec<(BitView, Bounds)> {
+        fn visit(
+            solver: &EndgameSolver,
+            board: &mut Board,
+            searched: bool,
+            seen: &mut HashSet<u64>,
+            found: &mut Vec<(BitView, Bounds)>,
+        ) {
+            if board.empties() < TT_MIN_EMPTIES || !seen.insert(board.hash()) {
+                return;
+            }
+            if !board.has_legal_move() {
+                if board.opponent_has_legal_move() {
+                    board.make_pass();
+                    visit(solver, board, searched, seen, found);
+                    board.undo();
+                }
+                return;
+            }
+            let entry = solver.known_bounds(board);
+            if let Some(entry) = entry.filter(|entry| entry.tag == EXACT_TAG) {
+                found.push((board.view(), entry));
+            }
+            if !searched && entry.is_none() {
+                return;
+            }
+            for square in bits::squares(board.legal_moves()) {
+                board.apply_flips(square, board.flips(square));
+                visit(solver, board, false, seen, found);
+                board.undo();
+            }
+        }
+        let mut found = Vec::new();
+        visit(solver, root, true, &mut HashSet::new(), &mut found);
+        found
+    }
+
+    /// Every exact bound the solver's tables hold is right (issue 54's test of its caches
+    /// and tables). One solver, kept across its searches as a game keeps it, searches random
+    /// roots: of 12 empties (the thread's cache and the shared table under the view's hash)
+    /// and 16 (board nodes under the board's hash too) in random windows, expected to cut
+    /// off or not, and of [`SELECTIVE_ROOT_EMPTIES`] and two more solved with the selective
+    /// passes, whose own entries are tagged below exact. After each root, a sample of the
+    /// exact entries of its searched tree, at every count of empties, must hold the
+    /// position's value ([`exact_value`]).
+    #[test]
+    fn exact_entries_hold_the_positions_values() {
+        let mut rng = Rng::new(44);
+        let flag = AtomicBool::new(false);
+        let stop = StopCheck::new(&flag);
+        let mut solver = EndgameSolver::new(16);
+        let roots = [
+            12,
+            12,
+            12,
+            16,
+            16,
+            SELECTIVE_ROOT_EMPTIES,
+            SELECTIVE_ROOT_EMPTIES + 2,
+        ];
+        let mut checked = [0usize; 64];
+        let mut next = 0;
+        while next < roots.len() {
+            let empties = roots[next];
+            let Some(mut board) = random_board(&mut rng, empties) else {
+                continue;
+            };
+            next += 1;
+            if empties >= SELECTIVE_ROOT_EMPTIES {
+                solver
+                    .solve(&mut board, SolveMode::Exact, &flag)
+                    .expect("not stopped");
+            } else {
+                let exact = exact_value(board.view());
+                for expect in [Expect::Cut, Expect::All] {
+                    let (alpha, beta) = random_window(&mut rng, exact);
+                    solver.node_expecting(&mut board, alpha, beta, expect, &stop);
+                }
+            }
+            let found = searched_entries(&solver, &mut board);
+            for e in TT_MIN_EMPTIES..=empties {
+                let at: Vec<_> = found
+                    .iter()
+                    .filter(|(view, _)| view.empties() == e)
+                    .collect();
+                // Every k-th entry, so that the deep counts (slow to check) stay few.
+                let most = match e {
+                    ..=8 => 200,
+                    9 | 10 => 40,
+                    11..=13 => 12,
+                    _ => 4,
+                };
+                for &&(view, entry) in at.iter().step_by(at.len().div_ceil(most).max(1)) {
+                    let exact = exact_value(view);
+                    assert!(
+                        entry.lower <= exact && exact <= entry.upper,
+                        "{view:?}: {exact:?} outside {entry:?}, root of {empties} empties"
+                    );
+                    checked[e as usize] += 1;
+                }
+            }
+        }
+        let sum = |from: u32, to: u32| (from..=to).map(|e| checked[e as usize]).sum::<usize>();
+        let (cache, view_table, board_table) = (
+            sum(TT_MIN_EMPTIES, CACHE_MAX_EMPTIES),
+            sum(CACHE_MAX_EMPTIES + 1, VIEW_MAX_EMPTIES),
+            sum(VIEW_MAX_EMPTIES + 1, 63),
+        );
+        assert!(
+            cache >= 1000,
+            "{cache} entries of the thread's cache checked"
+        );
+        assert!(
+            view_table >= 40,
+            "{view_table} view entries of the table checked"
+        );
+        assert!(
+            board_table >= 10,
+            "{board_table} board entries of the table checked"
+        );
     }
 
     #[test]
