@@ -21,8 +21,8 @@ sp=$(for f in $W/4[678]/*.txt; do echo --selfplay $f; done)
 el unpacked
 $B train $sp --solve-empties 14 --labels solved --threads $T --export-samples $W/s.smp 2>&1 | tail -3
 el exported; ls -la $W/s.smp
-$B tables --weights src/eval/weights.tsw --export-fm $W/gen4.fmm
-$B tables --weights src/eval/weights.tsw --check $W/s.smp --validation tests/fixtures/eval-validation.txt > $OUT/shipped.check 2>&1
+$B tables --weights crates/tsuru-core/src/eval/weights.tsw --export-fm $W/gen4.fmm
+$B tables --weights crates/tsuru-core/src/eval/weights.tsw --check $W/s.smp --validation tests/fixtures/eval-validation.txt > $OUT/shipped.check 2>&1
 for d in 8 0; do
   PYTHONUNBUFFERED=1 python3 lab/fm_train.py $W/s.smp --init $W/gen4.fmm --dim $d --epochs 40 \
       --time $SECS --threads 2 --out $W/fm$d.fmm > $OUT/train-d$d.log 2>&1 &

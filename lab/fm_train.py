@@ -2,13 +2,13 @@
 """Issue 53, rung (b): fits pattern tables with a factorisation-machine term and writes them
 as a model file that `tsuru tables --fm` quantises into weights the engine reads.
 
-The model (src/formats/fm_model.rs): per stage (15, by empties) a bias and one table entry
+The model (crates/tsuru-core/src/formats/fm_model.rs): per stage (15, by empties) a bias and one table entry
 for each of a position's 55 look-ups (54 pattern copies, tied to their canonical entries, and
 the mobility table), plus a d-wide vector per table entry shared by all stages and a scale per
 stage; the term is scale * sum over pairs of look-ups of their vectors' dot products, computed
 as scale/2 * (|sum v|^2 - sum |v|^2). With --dim 0 it fits the tables alone (the control).
 
-    tsuru tables --weights src/eval/weights.tsw --export-fm gen4.fmm
+    tsuru tables --weights crates/tsuru-core/src/eval/weights.tsw --export-fm gen4.fmm
     python3 lab/fm_train.py s.smp --init gen4.fmm --dim 8 --time 120 --out fm.fmm
     tsuru tables --fm fm.fmm --out fm.tsw --check s.smp
 
@@ -30,7 +30,7 @@ MAGIC = b"TSURUFMM"
 
 
 def read_model(path):
-    """A model file's header fields and arrays (see src/formats/fm_model.rs)."""
+    """A model file's header fields and arrays (see crates/tsuru-core/src/formats/fm_model.rs)."""
     data = open(path, "rb").read()
     if data[:8] != MAGIC:
         raise SystemExit(f"{path}: not a tsuru FM model file")

@@ -11,8 +11,8 @@ the loss is exactly that of the tables the engine will read (before quantisation
     python3 lab/pattern_nets.py samples.smp --out nets.pnn --hidden 64 32 --time 150
     tsuru tables --nets nets.pnn --out nets.tsw --check samples.smp
 
-The file format of nets.pnn is src/formats/pattern_nets.rs; what the networks compute is
-src/lab/training/pattern_nets.rs. Needs numpy and torch (CPU or CUDA).
+The file format of nets.pnn is crates/tsuru-core/src/formats/pattern_nets.rs; what the networks compute is
+crates/tsuru-lab/src/training/pattern_nets.rs. Needs numpy and torch (CPU or CUDA).
 """
 
 import argparse
@@ -119,7 +119,7 @@ def fnv1a(data):
 
 
 def write_nets(path, model, pattern_set):
-    """The model as a pattern-network file (src/formats/pattern_nets.rs)."""
+    """The model as a pattern-network file (crates/tsuru-core/src/formats/pattern_nets.rs)."""
     h1, h2 = model.hidden
     out = bytearray(b"TSURUPNN")
     out += struct.pack("<HIHHHHH", 1, pattern_set, model.stages, len(model.shapes), h1, h2, model.mobility)
@@ -179,7 +179,7 @@ def main():
 
     def held_out_error(quantised=False):
         with torch.no_grad():
-            # The engine's tables are in hundredths of a disc (src/score.rs).
+            # The engine's tables are in hundredths of a disc (crates/tsuru-core/src/score.rs).
             q = (lambda t: torch.round(t * 100) / 100) if quantised else (lambda t: t)
             flat, mob, bias = q(model.tables().reshape(-1)), q(model.mob), q(model.bias)
             total = 0.0

@@ -14,7 +14,7 @@ prints, per game after `gzip -9`:
 
 The game number (the line's position in its shard) is left out of the compact form. Pure
 Python with no dependency; about a second per 300 games. (The v4 files `tsuru datagen` now
-writes, `src/formats/selfplay.rs`, came from this measurement: ranks among the legal moves as
+writes, `crates/tsuru-core/src/formats/selfplay.rs`, came from this measurement: ranks among the legal moves as
 text characters, ordered by the opponent's replies, and the scores as differences: 45.3 bytes
 a game with `gzip -9` where this script's bytes gave 49.7.)
 """

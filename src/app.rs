@@ -2,13 +2,14 @@
 
 use std::time::Instant;
 
-use crate::board::{notation, perft, Board};
 use crate::cli::options;
-use crate::cli::output::is_broken_pipe;
-use crate::cli::suggest::did_you_mean;
-use crate::lab::tools::{self, Arg, ToolArgs, ToolOption, ToolSpec};
-use crate::outln;
 use anyhow::{bail, Context, Result};
+use tsuru_core::board::{notation, perft, Board};
+use tsuru_core::cli::suggest::did_you_mean;
+use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
+use tsuru_core::io::stdout::is_broken_pipe;
+use tsuru_core::outln;
+use tsuru_lab::tools;
 
 /// A tool run as `tsuru NAME ...`: its command line ([`ToolSpec`]: name, usage, help) and
 /// what runs it.
@@ -137,20 +138,23 @@ fn run(args: &[String]) -> Result<()> {
         let sub = find_subcommand(first)?;
         let rest = &args[1..];
         if rest.iter().any(|arg| arg == "--help" || arg == "-h") {
-            crate::out!("{}", sub.spec.help())?;
+            tsuru_core::out!("{}", sub.spec.help())?;
             return Ok(());
         }
         return (sub.run)(rest);
     }
     let config = options::parse(args)?;
     if config.help {
-        crate::out!("{}", help_text())?;
+        tsuru_core::out!("{}", help_text())?;
         return Ok(());
     }
     if config.version {
         // The weights named are those the engine would evaluate with (`--eval-file`'s).
         let eval = crate::session::build_eval(&config.eval)?;
-        outln!("{}", crate::identity::version_line_with(eval.weights_id()))?;
+        outln!(
+            "{}",
+            tsuru_core::identity::version_line_with(eval.weights_id())
+        )?;
         return Ok(());
     }
     // Every file the settings name is read here, once: a bad one ends the engine before it
@@ -226,7 +230,7 @@ fn perft_command(args: &[String]) -> Result<()> {
     for d in 1..=depth {
         let start = Instant::now();
         let leaves = if reference {
-            crate::board::scan::perft(&mut board, d)
+            tsuru_core::board::scan::perft(&mut board, d)
         } else {
             perft::perft(&mut board, d)
         };

@@ -1,10 +1,4 @@
-//! The command line: the engine's options ([`options`]), the search options the engine and
-//! every searching tool share ([`search_options`]), did-you-mean suggestions for every parser
-//! ([`suggest`]), stdout writing that reports a closed pipe instead of panicking
-//! ([`output`]), and Ctrl-C as a request to stop ([`interrupt`]).
+//! The engine's command line ([`options`]: one table drives parsing and `--help`). The options
+//! the engine shares with the tools, and the tools' own parsers, are `tsuru_core::cli`.
 
-pub mod interrupt;
 pub mod options;
-pub mod output;
-pub mod search_options;
-pub mod suggest;

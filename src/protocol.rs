@@ -11,7 +11,7 @@
 //! logged and skipped.
 
 pub mod gtp;
-pub mod input;
+pub use tsuru_core::io::lines as input;
 pub mod nboard;
 pub mod output;
 
@@ -21,9 +21,9 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use crate::session::{Decision, Loaded};
 use input::Input;
 
-/// Which protocol: defined with the command line's settings ([`crate::config`]), where
+/// Which protocol: defined with the command line's settings ([`tsuru_core::config`]), where
 /// `--gtp`/`--nboard` choose one, and named here as the protocols' own.
-pub use crate::config::Protocol;
+pub use tsuru_core::config::Protocol;
 
 /// An event of the engine's one event channel: what the front end waits for.
 #[derive(Debug)]

@@ -21,18 +21,18 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 
-use crate::board::{Board, Color, Move, Square};
-use crate::book::learn::{Learned, SearchValuer};
-use crate::book::{Book, BookChoice};
-use crate::eval::pattern::WeightsId;
-use crate::formats::ggf::{GgfGame, GgfMove};
-use crate::rng::Rng;
-use crate::score::Discs;
-use crate::score::Score;
-use crate::search::time::{saturating_seconds, Clock};
-use crate::search::{Level, Search, SearchInfo, SearchLimits, SearchResult, TimeBudget};
 pub use loaded::{build_eval, Loaded};
 use ponder::{Phase, Plan, PonderShared};
+use tsuru_core::board::{Board, Color, Move, Square};
+use tsuru_core::book::learn::{Learned, SearchValuer};
+use tsuru_core::book::{Book, BookChoice};
+use tsuru_core::eval::pattern::WeightsId;
+use tsuru_core::formats::ggf::{GgfGame, GgfMove};
+use tsuru_core::rng::Rng;
+use tsuru_core::score::Discs;
+use tsuru_core::score::Score;
+use tsuru_core::search::time::{saturating_seconds, Clock};
+use tsuru_core::search::{Level, Search, SearchInfo, SearchLimits, SearchResult, TimeBudget};
 use worker::Worker;
 
 /// The deepest level NBoard's `learn` values new positions at, whatever the game's level:
@@ -169,7 +169,7 @@ impl Session {
 
     /// Adds the game so far to the book, valuing new positions at the level (at most
     /// [`LEARN_MAX_LEVEL`]), and writes the book file (`--book FILE` or the per-user book,
-    /// under its lock: [`crate::book::user::learn_into`]; when neither can be written the
+    /// under its lock: [`tsuru_core::book::user::learn_into`]; when neither can be written the
     /// book is changed in memory only); `None` without a book. On error the book is
     /// unchanged.
     pub fn learn(&mut self) -> Result<Option<Learned>> {
@@ -186,7 +186,7 @@ impl Session {
             match path {
                 // Under the file's lock, on the file as it is now (another engine may have
                 // learnt into it); a missing file starts from what this engine read.
-                Some(path) => crate::book::user::learn_into(
+                Some(path) => tsuru_core::book::user::learn_into(
                     path,
                     || Ok(book.clone()),
                     start,
@@ -203,7 +203,7 @@ impl Session {
         if path.is_none() {
             log::info!(
                 "learn: the shipped book is changed in memory only (no per-user book: {})",
-                crate::book::user::path()
+                tsuru_core::book::user::path()
                     .map_or_else(|e| format!("{e:#}"), |p| p.display().to_string())
             );
         }
@@ -559,7 +559,7 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use tsuru_core::config::Config;
 
     /// A session with `config`'s settings and files.
     fn session(config: Config) -> Session {
@@ -640,7 +640,10 @@ mod tests {
             session.set_game(GgfGame::parse(&text).unwrap());
             let budget = session.move_limits(None).time.expect("a timed game");
             assert!(budget.soft <= budget.hard, "{clock}");
-            assert!(budget.hard <= crate::search::time::MAX_CLOCK, "{clock}");
+            assert!(
+                budget.hard <= tsuru_core::search::time::MAX_CLOCK,
+                "{clock}"
+            );
         }
         // A move time of NaN seconds leaves no time at all rather than panicking.
         let game = GgfGame::parse("(;GM[Othello]TI[1:00]TY[8]BO[8 ---------------------------O*------*O--------------------------- *]B[F5//nan];)").unwrap();
@@ -723,7 +726,7 @@ mod tests {
             level: Level::new(60).unwrap(),
             move_time: Some(Duration::from_millis(100)),
             threads: 1,
-            book: crate::config::BookSetting::Off,
+            book: tsuru_core::config::BookSetting::Off,
             ..Config::default()
         });
         let (sender, receiver) = std::sync::mpsc::channel();
@@ -767,7 +770,7 @@ mod tests {
     #[test]
     fn another_reply_stops_pondering_and_searches_afresh() {
         let (mut session, pv) = pondering_session();
-        let other = crate::board::bits::squares(session.board().legal_moves())
+        let other = tsuru_core::board::bits::squares(session.board().legal_moves())
             .map(Move::Play)
             .find(|&mv| mv != pv[1])
             .expect("the opening has several replies");
@@ -796,7 +799,7 @@ mod tests {
         let mut session = session(Config {
             move_time: Some(Duration::from_millis(50)),
             threads: 1,
-            book: crate::config::BookSetting::Off,
+            book: tsuru_core::config::BookSetting::Off,
             ..Config::default()
         });
         let (sender, receiver) = std::sync::mpsc::channel();

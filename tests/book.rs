@@ -10,11 +10,11 @@ use std::time::Duration;
 use common::nboard::check_line;
 use common::run_tsuru as tsuru;
 use common::{gtp, Engine, Stream, START_BO, TIMEOUT, TSURU};
-use tsuru::board::{notation, Board, Move};
-use tsuru::book::file;
-use tsuru::book::{Book, BookEntry, BookMove, Key};
-use tsuru::rng::Rng;
-use tsuru::score::Discs;
+use tsuru_core::board::{notation, Board, Move};
+use tsuru_core::book::file;
+use tsuru_core::book::{Book, BookEntry, BookMove, Key};
+use tsuru_core::rng::Rng;
+use tsuru_core::score::Discs;
 
 /// A nine-move game Black wins 64-0.
 const WIPEOUT: &str = "e6f4e3f6g5d6e7f5c5";
@@ -494,7 +494,7 @@ fn the_shipped_book_plays_by_default_and_learns_in_memory() {
     let info = [("RUST_LOG", Some("info"))];
     let mut engine = Engine::start_with_shipped_book(&["--gtp"]);
     assert_eq!(gtp(&mut engine, "genmove b"), (true, "D3".to_string()));
-    let shipped = tsuru::book::shipped().unwrap();
+    let shipped = tsuru_core::book::shipped().unwrap();
     let (success, reply) = gtp(&mut engine, "genmove w");
     assert!(success);
     assert_eq!(
@@ -540,7 +540,7 @@ fn the_shipped_book_plays_by_default_and_learns_in_memory() {
     assert!(
         stats.contains(&format!(
             "file        the shipped book (no per-user book yet) ({} bytes)",
-            tsuru::book::SHIPPED.len()
+            tsuru_core::book::SHIPPED.len()
         )),
         "{stats}"
     );

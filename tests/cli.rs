@@ -241,7 +241,7 @@ fn output_to_a_closed_pipe_ends_quietly() {
 /// same message by all of them.
 #[test]
 fn the_shared_search_options_read_the_same_everywhere() {
-    use tsuru::test_hooks::GROUP;
+    use tsuru_core::cli::search_options::GROUP;
     // The engine (no subcommand) and the tools that take the whole group.
     let commands: &[&[&str]] = &[
         &[],

@@ -2,8 +2,8 @@
 //! corrupted or oversized file with a clear error and never panics: real files are cut at
 //! many points, have bytes flipped, and are made longer.
 
-use tsuru::book::edax;
-use tsuru::formats::{book, edax_book};
+use tsuru_core::book::edax;
+use tsuru_core::formats::{book, edax_book};
 
 /// Cut points spread over a file of `len` bytes, with the first and last few.
 fn cuts(len: usize) -> Vec<usize> {
@@ -31,7 +31,7 @@ fn clear(message: &str, words: &[&str]) -> bool {
 
 #[test]
 fn the_book_reader_refuses_damaged_books() {
-    let bytes = tsuru::book::SHIPPED;
+    let bytes = tsuru_core::book::SHIPPED;
     for cut in cuts(bytes.len()) {
         let err = format!("{:#}", book::from_bytes(&bytes[..cut]).unwrap_err());
         assert!(
@@ -70,7 +70,7 @@ fn edax_bytes() -> Vec<u8> {
         "/../shared/data/edax-book/sample-edax.book.dat"
     );
     std::fs::read(path).unwrap_or_else(|_| {
-        let shipped = tsuru::book::shipped().unwrap();
+        let shipped = tsuru_core::book::shipped().unwrap();
         edax_book::to_bytes(&edax::export(&shipped).0)
     })
 }
@@ -121,9 +121,12 @@ fn the_edax_reader_refuses_damaged_books() {
 
 #[test]
 fn the_term_reader_refuses_damaged_files() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/eval/term.tsi");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/tsuru-core/src/eval/term.tsi"
+    );
     let bytes = std::fs::read(path).unwrap();
-    let read = |bytes: &[u8]| tsuru::eval::pattern::Weights::load(bytes);
+    let read = |bytes: &[u8]| tsuru_core::eval::pattern::Weights::load(bytes);
     assert!(read(&bytes).is_ok());
     // A cut or damaged term file is refused (a cut one that lost its magic is read as a
     // weights file and refused as one).
@@ -142,9 +145,12 @@ fn the_term_reader_refuses_damaged_files() {
 
 #[test]
 fn the_weights_reader_refuses_damaged_files() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/eval/weights.tsw");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/tsuru-core/src/eval/weights.tsw"
+    );
     let bytes = std::fs::read(path).unwrap();
-    let read = |bytes: &[u8]| tsuru::eval::pattern::Weights::from_bytes(bytes);
+    let read = |bytes: &[u8]| tsuru_core::eval::pattern::Weights::from_bytes(bytes);
     assert!(read(&bytes).is_ok());
     let words = ["too short", "checksum", "not a tsuru weights file"];
     for cut in cuts(bytes.len()).into_iter().step_by(3) {

@@ -11,9 +11,9 @@ use common::TSURU;
 use std::path::PathBuf;
 use std::process::Command;
 
-use tsuru::eval::pattern::Weights;
-use tsuru::eval::SHIPPED_WEIGHTS;
-use tsuru::formats::selfplay::read_file;
+use tsuru_core::eval::pattern::Weights;
+use tsuru_core::eval::SHIPPED_WEIGHTS;
+use tsuru_core::formats::selfplay::read_file;
 
 /// Small, quick settings: two-ply players, solved from 12 empties.
 const SETTINGS: [&str; 6] = ["--depth", "2", "--solve-empties", "12", "--seed", "5"];
@@ -276,7 +276,10 @@ fn the_header_names_the_players_weights() {
         .success());
     let text = std::fs::read_to_string(&shipped).unwrap();
     // The engine's evaluation: the shipped tables with the shipped term.
-    let id = tsuru::eval::EvalBundle::shipped().weights_id().unwrap().0;
+    let id = tsuru_core::eval::EvalBundle::shipped()
+        .weights_id()
+        .unwrap()
+        .0;
     assert_eq!(
         text.lines().next().unwrap(),
         format!("# tsuru self-play v3 seed 5 depth 2 solve 12 random 8 30 weights {id:08x}")
@@ -564,7 +567,9 @@ fn rescoring_a_v2_file_gives_the_v3_run() {
     let v2_text = without_scores(&whole);
     let id = format!(
         "{}",
-        tsuru::eval::EvalBundle::shipped().weights_id().unwrap()
+        tsuru_core::eval::EvalBundle::shipped()
+            .weights_id()
+            .unwrap()
     );
     assert!(v2_text.contains(&id));
     std::fs::write(&foreign, v2_text.replacen(&id, "0badc0de", 1)).unwrap();

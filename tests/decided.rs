@@ -6,9 +6,9 @@ mod common;
 use common::positions::minimax;
 use common::run_tsuru as tsuru;
 
-use tsuru::board::{Board, Color};
-use tsuru::formats::ggf::GgfGame;
-use tsuru::formats::validation;
+use tsuru_core::board::{Board, Color};
+use tsuru_core::formats::ggf::GgfGame;
+use tsuru_core::formats::validation;
 
 /// Two games of a tsuru-NTest match (`matches/ntest-100-gen2`, the first two records).
 const GAMES: [&str; 2] = [

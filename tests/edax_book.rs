@@ -4,12 +4,12 @@
 
 use std::path::PathBuf;
 
-use tsuru::board::{bits, Board, Color, Move, Symmetry};
-use tsuru::book::learn::Valuer;
-use tsuru::book::{edax, Book, BookMove, Key};
-use tsuru::formats::edax_book;
-use tsuru::rng::Rng;
-use tsuru::score::Discs;
+use tsuru_core::board::{bits, Board, Color, Move, Symmetry};
+use tsuru_core::book::learn::Valuer;
+use tsuru_core::book::{edax, Book, BookMove, Key};
+use tsuru_core::formats::edax_book;
+use tsuru_core::rng::Rng;
+use tsuru_core::score::Discs;
 
 fn shared(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -120,7 +120,7 @@ fn learnt_book(games: usize, seed: u64) -> Book {
 
 #[test]
 fn export_then_import_gives_the_same_positions_and_values() {
-    for book in [tsuru::book::shipped().unwrap(), learnt_book(40, 3)] {
+    for book in [tsuru_core::book::shipped().unwrap(), learnt_book(40, 3)] {
         let (exported, out) = edax::export(&book);
         let bytes = edax_book::to_bytes(&exported);
         let (back, report) = edax::import(&edax_book::from_bytes(&bytes).unwrap()).unwrap();
@@ -146,10 +146,10 @@ fn the_eight_symmetries_of_a_position_find_one_entry() {
                 .unwrap()
                 .0
         }
-        None => tsuru::book::shipped().unwrap(),
+        None => tsuru_core::book::shipped().unwrap(),
     };
     let mut board = Board::start();
-    for mv in tsuru::board::notation::parse_transcript("f5d6c3").unwrap() {
+    for mv in tsuru_core::board::notation::parse_transcript("f5d6c3").unwrap() {
         board.play(mv).unwrap();
     }
     let moves = book.moves(&board).expect("f5d6c3 is in the book");
@@ -215,7 +215,7 @@ fn the_commands_round_trip_the_shipped_book_and_name_what_is_not_mapped() {
         said.contains("not mapped: Edax's unterminated line counts"),
         "{said}"
     );
-    assert_eq!(std::fs::read(&back).unwrap(), tsuru::book::SHIPPED);
+    assert_eq!(std::fs::read(&back).unwrap(), tsuru_core::book::SHIPPED);
     // Without --book the Edax book is merged into the per-user book, made from the shipped
     // one first.
     if sample().is_some() {
@@ -231,9 +231,9 @@ fn merge_the_sample_into_the_user_book() {
         shared("sample-edax.book.dat").to_str().unwrap(),
     ]);
     assert!(said.contains("merged into the per-user book"), "{said}");
-    let user = tsuru::book::file::load(&xdg().join("tsuru/book")).unwrap();
+    let user = tsuru_core::book::file::load(&xdg().join("tsuru/book")).unwrap();
     let (sample, _) = edax::load(&shared("sample-edax.book.dat")).unwrap();
-    let shipped = tsuru::book::shipped().unwrap();
+    let shipped = tsuru_core::book::shipped().unwrap();
     for (key, _) in sample.sorted().into_iter().chain(shipped.sorted()) {
         assert!(user.get(key).is_some());
     }
@@ -265,7 +265,7 @@ fn merge_joins_books_on_the_command_line() {
     );
     let said = tsuru(&["book", "merge", o, t, "--out", a, "--depth", "1"]);
     assert!(said.starts_with("2 books merged"), "{said}");
-    let load = |p: &PathBuf| tsuru::book::file::load(p).unwrap();
+    let load = |p: &PathBuf| tsuru_core::book::file::load(p).unwrap();
     let (one_book, two_book, merged) = (load(&one), load(&two), load(&all));
     let start = Key::of(&Board::start()).0;
     assert_eq!(

@@ -8,11 +8,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tsuru::board::{notation, Move, Symmetry};
-use tsuru::formats::obf;
-use tsuru::rng::Rng;
-use tsuru::score::Discs;
-use tsuru::search::endgame::{EndgameSolver, SolveMode, SELECTIVE_LEVELS, SELECTIVE_ROOT_EMPTIES};
+use tsuru_core::board::{notation, Move, Symmetry};
+use tsuru_core::formats::obf;
+use tsuru_core::rng::Rng;
+use tsuru_core::score::Discs;
+use tsuru_core::search::endgame::{
+    EndgameSolver, SolveMode, SELECTIVE_LEVELS, SELECTIVE_ROOT_EMPTIES,
+};
 
 #[test]
 fn solver_equals_minimax_on_small_positions() {
@@ -112,7 +114,7 @@ fn balanced_validation_values_are_exact() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/eval-validation-balanced.txt"
     );
-    let positions = tsuru::formats::validation::read(std::path::Path::new(path)).unwrap();
+    let positions = tsuru_core::formats::validation::read(std::path::Path::new(path)).unwrap();
     assert_eq!(positions.len(), 400);
     assert!(positions.iter().all(|(board, _)| board.empties() == 24));
     let close = positions
@@ -233,7 +235,7 @@ fn selective_passes_precede_the_exact_solve_of_a_large_root() {
 
 #[test]
 fn a_node_limit_stops_a_solve_at_the_next_poll() {
-    use tsuru::search::stop::StopCheck;
+    use tsuru_core::search::stop::StopCheck;
     let board = random_position(&mut Rng::new(29), 24);
     let flag = AtomicBool::new(false);
     let mut solver = EndgameSolver::new(16);

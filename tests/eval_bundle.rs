@@ -11,15 +11,15 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
 
-use tsuru::board::Board;
-use tsuru::eval::bundle::{Evaluator, ENDGAME_SUFFIX, PROBCUT_SUFFIX};
-use tsuru::eval::pattern::{PatternEval, Weights, WeightsId};
-use tsuru::eval::probcut::{EndgameCuts, ProbCutTable, SHIPPED, SHIPPED_ENDGAME};
-use tsuru::eval::{EvalBundle, EvalChoice, Evaluation, SHIPPED_WEIGHTS};
-use tsuru::rng::Rng;
-use tsuru::score::Discs;
-use tsuru::search::endgame::{EndgameSolver, SolveMode};
-use tsuru::search::{Search, SearchLimits};
+use tsuru_core::board::Board;
+use tsuru_core::eval::bundle::{Evaluator, ENDGAME_SUFFIX, PROBCUT_SUFFIX};
+use tsuru_core::eval::pattern::{PatternEval, Weights, WeightsId};
+use tsuru_core::eval::probcut::{EndgameCuts, ProbCutTable, SHIPPED, SHIPPED_ENDGAME};
+use tsuru_core::eval::{EvalBundle, EvalChoice, Evaluation, SHIPPED_WEIGHTS};
+use tsuru_core::rng::Rng;
+use tsuru_core::score::Discs;
+use tsuru_core::search::endgame::{EndgameSolver, SolveMode};
+use tsuru_core::search::{Search, SearchLimits};
 
 /// A fresh directory for one test's files.
 fn dir(name: &str) -> PathBuf {
@@ -318,7 +318,7 @@ fn probcut_samples_the_positions_its_passes_test_with_exact_values() {
     let obf = dir.join("roots.obf");
     let text: String = roots
         .iter()
-        .map(|board| format!("{};\n", tsuru::board::notation::board_to_string(board)))
+        .map(|board| format!("{};\n", tsuru_core::board::notation::board_to_string(board)))
         .collect();
     std::fs::write(&obf, text).unwrap();
     let sample_with = |threads: &str| {
@@ -391,7 +391,7 @@ fn probcut_samples_the_positions_its_passes_test_with_exact_values() {
     assert!(output.status.success(), "{said}");
     assert!(said.contains("(4 already in"), "{said}");
     assert!(!said.contains("\nsolved "), "{said}");
-    let mut expected = tsuru::formats::validation::read(&sample).unwrap();
+    let mut expected = tsuru_core::formats::validation::read(&sample).unwrap();
     expected.retain(|(board, _)| board.empties() >= 16);
     expected.sort_by_key(|(board, _)| (board.empties(), board.hash()));
     let mut per_count = std::collections::HashMap::new();
@@ -401,7 +401,10 @@ fn probcut_samples_the_positions_its_passes_test_with_exact_values() {
         *count <= 3
     });
     assert!(expected.len() >= 3, "{expected:?}");
-    assert_eq!(tsuru::formats::validation::read(&capped).unwrap(), expected);
+    assert_eq!(
+        tsuru_core::formats::validation::read(&capped).unwrap(),
+        expected
+    );
     // A journal of other roots or options is refused, not mixed in.
     std::fs::write(
         dir.join("other.txt.journal"),
@@ -411,7 +414,7 @@ fn probcut_samples_the_positions_its_passes_test_with_exact_values() {
     let output = run(&dir.join("other.txt"), &[]);
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("journal of another run"));
-    let sampled = tsuru::formats::validation::read(&sample).unwrap();
+    let sampled = tsuru_core::formats::validation::read(&sample).unwrap();
     assert!(sampled.len() >= 30, "{} positions", sampled.len());
     let stop = AtomicBool::new(false);
     let mut solver = EndgameSolver::new(16);
@@ -488,7 +491,7 @@ fn weights_round_trip_through_an_fm_model_file() {
 /// The shipped weights with a random interaction term, written to `dir`/fm.tsw: the path and
 /// the file's bytes.
 fn interaction_weights_file(dir: &std::path::Path) -> (PathBuf, Vec<u8>) {
-    use tsuru::eval::pattern::Interaction;
+    use tsuru_core::eval::pattern::Interaction;
     let mut weights = Weights::from_bytes(SHIPPED_WEIGHTS).unwrap();
     let total = weights.tables[0].len();
     let mut rng = Rng::new(71);
@@ -525,7 +528,7 @@ fn the_evaluation_cache_never_changes_a_search() {
     let limits = midgame_limits(7);
     let stop = AtomicBool::new(false);
     for bundle in [EvalBundle::shipped(), with_term] {
-        let runs: Vec<Vec<(u64, String)>> = [0, 3, tsuru::search::eval_cache::DEFAULT_BITS]
+        let runs: Vec<Vec<(u64, String)>> = [0, 3, tsuru_core::search::eval_cache::DEFAULT_BITS]
             .iter()
             .map(|&bits| {
                 let mut search = Search::new(8);
@@ -552,7 +555,7 @@ fn the_evaluation_cache_never_changes_a_search() {
 /// plays with them over GTP.
 #[test]
 fn weights_with_an_interaction_term_load_and_play() {
-    use tsuru::eval::pattern::{Interaction, INTERACTION_DIM};
+    use tsuru_core::eval::pattern::{Interaction, INTERACTION_DIM};
     let dir = dir("fm_play");
     let (path, bytes) = interaction_weights_file(&dir);
     let loaded = Weights::from_bytes(&bytes).unwrap();

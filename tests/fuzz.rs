@@ -30,8 +30,8 @@ use std::time::Duration;
 
 use common::nboard::check_line;
 use common::{Engine, Stream};
-use tsuru::board::{notation, Board, Color, Move, Square};
-use tsuru::rng::Rng;
+use tsuru_core::board::{notation, Board, Color, Move, Square};
+use tsuru_core::rng::Rng;
 
 /// Fuzz lines per protocol in the default run (both protocols together: 20 000).
 const DEFAULT_LINES: usize = 10_000;

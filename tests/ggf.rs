@@ -6,9 +6,9 @@ mod common;
 
 use common::START_BO;
 
-use tsuru::board::{notation, Board, Color, Move};
-use tsuru::formats::ggf::{GgfGame, GgfMove};
-use tsuru::rng::Rng;
+use tsuru_core::board::{notation, Board, Color, Move};
+use tsuru_core::formats::ggf::{GgfGame, GgfMove};
+use tsuru_core::rng::Rng;
 
 /// The position reached by playing a transcript from the start position.
 fn after(transcript: &str) -> Board {
@@ -86,7 +86,7 @@ fn the_wipeout_is_over_and_passes_are_recorded() {
     assert_eq!(wipeout.board().count(Color::White), 0);
     assert_eq!(
         wipeout.board().final_score(Color::Black),
-        tsuru::score::Discs::new(64)
+        tsuru_core::score::Discs::new(64)
     );
     let inserted = GgfGame::parse(&corpus[6].1).unwrap();
     assert_eq!(inserted.moves().len(), 2);

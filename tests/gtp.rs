@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use common::positions::score_text;
 use common::{gtp, Engine, Stream, GRHINO, PROMPT, TIMEOUT};
-use tsuru::board::{notation, Board, Color, Move};
-use tsuru::rng::Rng;
+use tsuru_core::board::{notation, Board, Color, Move};
+use tsuru_core::rng::Rng;
 
 fn color_name(color: Color) -> &'static str {
     match color {
@@ -309,17 +309,19 @@ fn command_line_help_version_and_errors() {
         ),
         None => assert_eq!(commit, "unknown"),
     }
-    let shipped = tsuru::eval::EvalBundle::shipped().weights_id().unwrap();
+    let shipped = tsuru_core::eval::EvalBundle::shipped()
+        .weights_id()
+        .unwrap();
     assert_eq!(weights, format!("{shipped})\n"));
     // GTP's `version` says the same after the name.
     let mut engine = Engine::start(&["--gtp"]);
     assert_eq!(format!("tsuru {}\n", ok(&mut engine, "version")), version);
     // With other weights both name those: the weights the engine evaluates with.
     let mut other =
-        tsuru::eval::pattern::Weights::from_bytes(tsuru::eval::SHIPPED_WEIGHTS).unwrap();
+        tsuru_core::eval::pattern::Weights::from_bytes(tsuru_core::eval::SHIPPED_WEIGHTS).unwrap();
     other.bias[0] += 1;
     let bytes = other.to_bytes();
-    let other_id = tsuru::eval::pattern::Weights::file_id(&bytes).unwrap();
+    let other_id = tsuru_core::eval::pattern::Weights::file_id(&bytes).unwrap();
     let path = std::env::temp_dir().join(format!("tsuru-version-{}.tsw", std::process::id()));
     std::fs::write(&path, &bytes).unwrap();
     let path = path.to_str().unwrap();

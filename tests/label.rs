@@ -228,8 +228,8 @@ fn two_label_shards_merged_equal_the_unsharded_values_and_train_reads_them() {
 /// from the shipped weights' values, and is read back only for the same weights.
 #[test]
 fn search_values_of_other_weights_are_named_and_kept_apart() {
-    use tsuru::eval::pattern::Weights;
-    use tsuru::eval::SHIPPED_WEIGHTS;
+    use tsuru_core::eval::pattern::Weights;
+    use tsuru_core::eval::SHIPPED_WEIGHTS;
     let (games, positions) = positions("other-weights");
     // The shipped weights with every stage's bias three discs higher: other values.
     let mut other = Weights::from_bytes(SHIPPED_WEIGHTS).unwrap();

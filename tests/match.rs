@@ -8,8 +8,8 @@ use common::{GRHINO, TSURU};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use tsuru::board::Color;
-use tsuru::formats::ggf::GgfGame;
+use tsuru_core::board::Color;
+use tsuru_core::formats::ggf::GgfGame;
 
 /// The misbehaving fake engine (its first argument says how it misbehaves).
 const FAULTY: &str = concat!(
@@ -221,7 +221,7 @@ fn tsuru_against_itself_over_gtp_and_nboard() {
     assert!(description.contains(&format!("engine 2: nboard = {TSURU} --no-book")));
     // ... and which builds played: each engine's own account of itself (GTP's name and
     // version, NBoard's myname), and the referee's.
-    let version = tsuru::identity::version_line();
+    let version = tsuru_core::identity::version_line();
     assert!(
         description.contains(&format!("engine 1 version: {version}\n")),
         "{description}"

@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use common::nboard::check_line;
 use common::{Engine, Stream, PROMPT, START_BO, TIMEOUT};
-use tsuru::board::{notation, Board, Color, Move};
-use tsuru::formats::ggf::{GgfGame, GgfMove};
-use tsuru::rng::Rng;
+use tsuru_core::board::{notation, Board, Color, Move};
+use tsuru_core::formats::ggf::{GgfGame, GgfMove};
+use tsuru_core::rng::Rng;
 
 fn game(moves: &str) -> String {
     format!("(;GM[Othello]PC[NBoard]DT[2024-05-01 10:00:00 GMT]PB[alice]PW[OurEngine]RE[?]TI[5:00]TY[8]{START_BO}{moves};)")
@@ -489,7 +489,7 @@ fn malformed_squares_are_refused_and_change_nothing() {
     let moves = "B[F5]W[D6]";
     let board = board_after(moves);
     let mut bad = Vec::new();
-    for square in tsuru::board::bits::squares(board.legal_moves()) {
+    for square in tsuru_core::board::bits::squares(board.legal_moves()) {
         for tail in ["0", "3", "x"] {
             bad.push(format!("move {square}{tail}"));
         }

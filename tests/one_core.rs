@@ -18,12 +18,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::positions::random_position;
-use tsuru::board::Board;
-use tsuru::formats::obf;
-use tsuru::rng::Rng;
-use tsuru::search::endgame::{EndgameSolver, SolveMode};
-use tsuru::search::stop::NodeCounts;
-use tsuru::search::{Level, Search, SearchLimits};
+use tsuru_core::board::Board;
+use tsuru_core::formats::obf;
+use tsuru_core::rng::Rng;
+use tsuru_core::search::endgame::{EndgameSolver, SolveMode};
+use tsuru_core::search::stop::NodeCounts;
+use tsuru_core::search::{Level, Search, SearchLimits};
 
 /// The tests of this file run one at a time: a latency is measured on an otherwise quiet
 /// process.

@@ -1,6 +1,6 @@
 //! Perft from the start position against the published counts in `tests/fixtures/perft.txt`.
 
-use tsuru::board::{notation, perft, Board};
+use tsuru_core::board::{notation, perft, Board};
 
 /// (depth, leaves) pairs read from the fixture, comments skipped.
 fn expected_counts() -> Vec<(u32, u64)> {
@@ -66,7 +66,7 @@ fn reference_scan_perft_matches_to_depth_8() {
     let mut board = Board::start();
     for (depth, leaves) in expected_counts().into_iter().filter(|(d, _)| *d <= 8) {
         assert_eq!(
-            tsuru::board::scan::perft(&mut board, depth),
+            tsuru_core::board::scan::perft(&mut board, depth),
             leaves,
             "depth {depth}"
         );

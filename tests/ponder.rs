@@ -132,10 +132,10 @@ fn a_reply_not_expected_stops_pondering_and_the_move_is_searched_afresh() {
     engine.send("set depth 60");
     engine.send(&format!("set game {}", game("B[F5]")));
     let (pv, _, _) = go(&mut engine);
-    let mut board = tsuru::board::Board::start();
+    let mut board = tsuru_core::board::Board::start();
     assert!(board.make_move("f5".parse().unwrap()));
     assert!(board.make_move(pv[0].parse().unwrap()));
-    let other = tsuru::board::bits::squares(board.legal_moves())
+    let other = tsuru_core::board::bits::squares(board.legal_moves())
         .map(|square| square.to_string())
         .find(|square| !square.eq_ignore_ascii_case(&pv[1]))
         .expect("several replies");
@@ -177,9 +177,9 @@ fn gtp_ponders_between_genmoves_and_answers_every_command_promptly() {
     assert_eq!(gtp(&mut engine, "name"), (true, "tsuru".to_string()));
     eprintln!("GTP answer latency while pondering: {:?}", sent.elapsed());
     // Whatever White plays, the next genmove answers within its time, with a legal move.
-    let mut board = tsuru::board::Board::start();
+    let mut board = tsuru_core::board::Board::start();
     assert!(board.make_move(own.to_lowercase().parse().unwrap()));
-    let reply = tsuru::board::bits::squares(board.legal_moves())
+    let reply = tsuru_core::board::bits::squares(board.legal_moves())
         .next()
         .unwrap();
     assert!(gtp(&mut engine, &format!("play w {reply}")).0);

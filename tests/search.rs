@@ -8,12 +8,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tsuru::board::{bits, Board, Color, Move};
-use tsuru::eval::bundle::Evaluator;
-use tsuru::eval::{EvalBundle, Evaluation};
-use tsuru::rng::Rng;
-use tsuru::score::{Discs, Score};
-use tsuru::search::{Depth, Level, Search, SearchLimits, TimeBudget};
+use tsuru_core::board::{bits, Board, Color, Move};
+use tsuru_core::eval::bundle::Evaluator;
+use tsuru_core::eval::{EvalBundle, Evaluation};
+use tsuru_core::rng::Rng;
+use tsuru_core::score::{Discs, Score};
+use tsuru_core::search::{Depth, Level, Search, SearchLimits, TimeBudget};
 
 /// The shipped evaluation, loaded once.
 fn shipped() -> &'static Evaluator {
@@ -67,7 +67,7 @@ fn search_to(
     search: &mut Search,
     board: &Board,
     limits: &SearchLimits,
-) -> tsuru::search::SearchResult {
+) -> tsuru_core::search::SearchResult {
     search.iterate(board, limits, &AtomicBool::new(false), &mut |_| {})
 }
 
@@ -301,7 +301,7 @@ fn endgame_roots_are_exact() {
 fn pass_and_game_over_roots() {
     // a1 White, b1 Black, Black to move: Black must pass.
     let text = format!("OX{} X", "-".repeat(62));
-    let board = tsuru::board::notation::parse_board(&text).unwrap();
+    let board = tsuru_core::board::notation::parse_board(&text).unwrap();
     assert!(board.must_pass());
     let mut search = exact_search(4);
     let result = search_to(&mut search, &board, &depth_limits(3));
@@ -309,7 +309,7 @@ fn pass_and_game_over_roots() {
     assert_eq!(result.pv[0], Move::Pass);
     assert_eq!(result.score.units(), negamax(&mut board.clone(), 3));
 
-    let over = tsuru::board::notation::parse_board(&format!("X{} O", "-".repeat(63))).unwrap();
+    let over = tsuru_core::board::notation::parse_board(&format!("X{} O", "-".repeat(63))).unwrap();
     assert!(over.is_game_over());
     let result = search_to(&mut search, &over, &depth_limits(3));
     assert_eq!(result.best, Move::Pass);
@@ -399,7 +399,7 @@ fn probcut_prunes_and_stays_close_to_the_full_search() {
 #[test]
 fn a_solve_reports_probable_passes_and_a_stopped_one_answers_with_the_last() {
     // FFO #40: Black to move with 20 empties; A2 wins by 38.
-    let board = tsuru::board::notation::parse_board(
+    let board = tsuru_core::board::notation::parse_board(
         "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X",
     )
     .unwrap();
@@ -551,10 +551,10 @@ fn probcut_depth_values_are_the_minimax_value_of_every_depth() {
         board.play(Move::Play(mv.parse().unwrap())).unwrap();
     }
     assert_eq!(board.side_to_move(), Color::Black);
-    let values = tsuru::test_hooks::depth_values(&board, &bundle);
+    let values = tsuru_lab::tools::probcut::depth_values(&board, &bundle);
     assert_eq!(
         values.len(),
-        tsuru::eval::probcut::FULL_WIDTH_DEPTH as usize + 1
+        tsuru_core::eval::probcut::FULL_WIDTH_DEPTH as usize + 1
     );
     for depth in 0..=5 {
         let expected = negamax(&mut board.clone(), depth);
@@ -612,7 +612,7 @@ fn principal_variations_are_legal_lines_as_deep_as_the_search() {
         for _ in 0..2 {
             let board = random_position(&mut rng, empties);
             positions += 1;
-            let mut check_lines = |info: &tsuru::search::SearchInfo| {
+            let mut check_lines = |info: &tsuru_core::search::SearchInfo| {
                 for line in &info.lines {
                     assert!(legal_line_length(&board, &line.pv) <= depth);
                 }

@@ -92,12 +92,16 @@ fn bench_searches_with_the_weights_file_it_is_given() {
     let with_stats = dir.join("shipped.tsi");
     let bare = dir.join("bare.tsi");
     for target in [&with_stats, &bare] {
-        std::fs::copy("src/eval/term.tsi", target).unwrap();
+        std::fs::copy("crates/tsuru-core/src/eval/term.tsi", target).unwrap();
     }
     let with_stats_name = with_stats.to_str().unwrap().to_string();
-    std::fs::copy("src/eval/probcut.txt", format!("{with_stats_name}.probcut")).unwrap();
     std::fs::copy(
-        "src/eval/probcut-endgame.txt",
+        "crates/tsuru-core/src/eval/probcut.txt",
+        format!("{with_stats_name}.probcut"),
+    )
+    .unwrap();
+    std::fs::copy(
+        "crates/tsuru-core/src/eval/probcut-endgame.txt",
         format!("{with_stats_name}.probcut-endgame"),
     )
     .unwrap();

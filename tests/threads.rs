@@ -13,13 +13,13 @@ use std::time::{Duration, Instant};
 
 use common::positions::{random_position, score_of_final};
 use common::{Engine, TIMEOUT};
-use tsuru::formats::obf;
-use tsuru::rng::Rng;
-use tsuru::score::Score;
-use tsuru::search::endgame::{
+use tsuru_core::formats::obf;
+use tsuru_core::rng::Rng;
+use tsuru_core::score::Score;
+use tsuru_core::search::endgame::{
     EndgameSolver, SolveMode, PARALLEL_MIN_EMPTIES, SELECTIVE_ROOT_EMPTIES,
 };
-use tsuru::search::{Level, Search, SearchLimits};
+use tsuru_core::search::{Level, Search, SearchLimits};
 
 /// A solver on `threads` threads.
 fn solver(threads: usize) -> EndgameSolver {
@@ -273,7 +273,7 @@ fn a_parallel_search_grows_the_solver_table_for_a_large_solve() {
     // midgame iterations gone), and the answer is the one-thread solver's. White has one
     // disc, so the solve is quick.
     let stop = AtomicBool::new(false);
-    let board = tsuru::board::notation::parse_board(&format!(
+    let board = tsuru_core::board::notation::parse_board(&format!(
         "{}XXXOX---{} O",
         "X".repeat(32),
         "-".repeat(24)

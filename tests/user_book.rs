@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{run_tsuru, Engine, START_BO, TIMEOUT};
-use tsuru::board::{Board, Color, Move};
-use tsuru::book::file;
-use tsuru::book::Key;
-use tsuru::rng::Rng;
+use tsuru_core::board::{Board, Color, Move};
+use tsuru_core::book::file;
+use tsuru_core::book::Key;
+use tsuru_core::rng::Rng;
 
 /// A fresh data folder for one test.
 fn data_home(name: &str) -> PathBuf {
@@ -81,7 +81,7 @@ fn learn(engine: &mut Engine, ggf: &str) {
 }
 
 /// Every position of the game is in the book file.
-fn assert_learnt(book: &tsuru::book::Book, moves: &[Move]) {
+fn assert_learnt(book: &tsuru_core::book::Book, moves: &[Move]) {
     let mut board = Board::start();
     for &mv in moves {
         if board.must_pass() {
@@ -94,7 +94,7 @@ fn assert_learnt(book: &tsuru::book::Book, moves: &[Move]) {
     }
 }
 
-fn start_games(book: &tsuru::book::Book) -> u32 {
+fn start_games(book: &tsuru_core::book::Book) -> u32 {
     book.get(&Key::of(&Board::start()).0)
         .map_or(0, |e| e.games.total())
 }
@@ -144,7 +144,7 @@ fn learning_persists_across_a_restart() {
     first.send("quit");
     first.wait_exit(TIMEOUT);
     let book = file::load(&book_file(&home)).unwrap();
-    assert!(book.len() > tsuru::book::shipped().unwrap().len());
+    assert!(book.len() > tsuru_core::book::shipped().unwrap().len());
     assert_learnt(&book, &moves);
     assert_eq!(start_games(&book), 1);
 
@@ -210,7 +210,7 @@ fn two_engines_learning_into_one_book_lose_no_game() {
 fn a_kill_during_learn_loses_at_most_that_game() {
     let home = data_home("kill");
     let book_path = book_file(&home);
-    let temp = tsuru::formats::book::temp_path(&book_path);
+    let temp = tsuru_core::formats::book::temp_path(&book_path);
     let mut rng = Rng::new(13);
     let mut kept: Vec<Vec<Move>> = Vec::new();
     let mut mid_write = 0;
@@ -271,7 +271,7 @@ fn the_book_tool_and_an_engine_learning_into_one_file_lose_no_game() {
     let list = home.join("games.txt");
     let transcripts: Vec<String> = tool_games
         .iter()
-        .map(|(moves, _)| tsuru::board::notation::transcript(moves.iter().copied()))
+        .map(|(moves, _)| tsuru_core::board::notation::transcript(moves.iter().copied()))
         .collect();
     std::fs::write(&list, transcripts.join("\n")).unwrap();
     let (b, l) = (book.to_str().unwrap(), list.to_str().unwrap());
@@ -324,7 +324,7 @@ fn the_book_tools_read_the_book_the_engine_plays() {
     // Before any learn: the shipped book, and they say so.
     let (stats, _) = book_tool(&home, &["stats"]);
     assert!(stats.contains("the shipped book"), "{stats}");
-    let shipped = tsuru::book::shipped().unwrap().len();
+    let shipped = tsuru_core::book::shipped().unwrap().len();
     assert!(
         stats.contains(&format!("positions   {shipped}\n")),
         "{stats}"

@@ -9,8 +9,8 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyString;
 
-use tsuru::board::perft::perft;
-use tsuru::board::{notation, Board, Color, Move, Square};
+use tsuru_core::board::perft::perft;
+use tsuru_core::board::{notation, Board, Color, Move, Square};
 
 /// The pass move's number.
 pub const PASS: u32 = 64;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use tsuru::book::{self, file, Book};
+use tsuru_core::book::{self, file, Book};
 
 use crate::board::PyBoard;
 

@@ -5,8 +5,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use tsuru::board::Board;
-use tsuru::formats::{obf, selfplay};
+use tsuru_core::board::Board;
+use tsuru_core::formats::{obf, selfplay};
 
 use crate::board::{move_number, PyBoard};
 
@@ -95,8 +95,8 @@ pub fn selfplay_columns<'py>(
                 for (ply, &mv) in game.moves.iter().enumerate() {
                     if ply >= game.random_moves as usize && !board.must_pass() {
                         let result = match board.side_to_move() {
-                            tsuru::board::Color::Black => game.black_result.get(),
-                            tsuru::board::Color::White => -game.black_result.get(),
+                            tsuru_core::board::Color::Black => game.black_result.get(),
+                            tsuru_core::board::Color::White => -game.black_result.get(),
                         };
                         columns.player.extend(board.player_discs().to_le_bytes());
                         columns

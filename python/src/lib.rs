@@ -28,6 +28,6 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(data::parse_selfplay, module)?)?;
     module.add_function(wrap_pyfunction!(data::selfplay_columns, module)?)?;
     module.add("PASS", board::PASS)?;
-    module.add("ENGINE_VERSION", tsuru::identity::version_line())?;
+    module.add("ENGINE_VERSION", tsuru_core::identity::version_line())?;
     Ok(())
 }

@@ -9,10 +9,10 @@ use std::time::Duration;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-use tsuru::board::Board;
-use tsuru::eval::{EvalBundle, Evaluation};
-use tsuru::search::time::{saturating_seconds, Clock, TimeBudget};
-use tsuru::search::{Depth, Level, PvLine, Search, SearchLimits, SearchResult};
+use tsuru_core::board::Board;
+use tsuru_core::eval::{EvalBundle, Evaluation};
+use tsuru_core::search::time::{saturating_seconds, Clock, TimeBudget};
+use tsuru_core::search::{Depth, Level, PvLine, Search, SearchLimits, SearchResult};
 
 use crate::board::{move_number, PyBoard};
 

@@ -16,7 +16,7 @@ from typing import Callable, List, Tuple
 
 from ._native import Board, Searcher
 
-#: ``tsuru bench``'s positions (src/lab/tools/bench.rs): how to reach each, and its depth.
+#: ``tsuru bench``'s positions (crates/tsuru-lab/src/tools/bench.rs): how to reach each, and its depth.
 BENCH_POSITIONS: List[Tuple[str, int]] = [
     ("", 12),
     ("f5d6c4d3c2b3b4b5", 12),

@@ -1,7 +1,7 @@
 //! The engine's command line: one option table ([`OPTIONS`]) drives parsing, `--help` and
 //! the tests, so they cannot drift apart.
 //!
-//! Parsing only reads words into a [`Config`] (the settings, [`crate::config`]); the files
+//! Parsing only reads words into a [`Config`] (the settings, [`tsuru_core::config`]); the files
 //! they name are read once at start-up ([`crate::session::Loaded`]). Subcommands (`perft`,
 //! `solve`, `bench`, ...) have their own tables and parse their own arguments, all in one
 //! shape (the lab's `ToolArgs`). An unknown name is answered with the nearest known one
@@ -9,10 +9,10 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 
-use super::search_options;
-use super::suggest;
-use crate::config::{BookSetting, Config, EvalChoice, Protocol};
-use crate::search::time::saturating_seconds;
+use tsuru_core::cli::search_options;
+use tsuru_core::cli::suggest;
+use tsuru_core::config::{BookSetting, Config, EvalChoice, Protocol};
+use tsuru_core::search::time::saturating_seconds;
 
 /// One command-line option: its names, its value's name (if it takes one), its help text and
 /// how it changes the configuration.
@@ -195,7 +195,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             if !(0..=64).contains(&discs) {
                 bail!("the book randomness must be from 0 to 64 discs");
             }
-            c.book_randomness = crate::score::Discs::new(discs);
+            c.book_randomness = tsuru_core::score::Discs::new(discs);
             Ok(())
         },
     },
@@ -281,7 +281,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::search::Level;
+    use tsuru_core::search::Level;
 
     #[test]
     fn parses_every_option_form() {
@@ -302,7 +302,7 @@ mod tests {
         assert_eq!(parse::<&str>(&[]).unwrap(), Config::default());
         let book = parse(&["--book", "x.book", "--book-randomness", "2"]).unwrap();
         assert_eq!(book.book, BookSetting::File("x.book".into()));
-        assert_eq!(book.book_randomness, crate::score::Discs::new(2));
+        assert_eq!(book.book_randomness, tsuru_core::score::Discs::new(2));
         assert_eq!(parse(&["--no-book"]).unwrap().book, BookSetting::Off);
     }
 
@@ -344,7 +344,10 @@ mod tests {
     #[test]
     fn the_hash_default_the_help_states_is_the_one_used() {
         let hash = OPTIONS.iter().find(|o| o.names == ["--hash"]).unwrap();
-        assert_eq!(hash.default, crate::config::DEFAULT_HASH_MB.to_string());
+        assert_eq!(
+            hash.default,
+            tsuru_core::config::DEFAULT_HASH_MB.to_string()
+        );
     }
 
     #[test]

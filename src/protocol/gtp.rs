@@ -19,10 +19,10 @@ use anyhow::Result;
 use super::input::Input;
 use super::output::Output;
 use super::{Event, InputQueue};
-use crate::board::{notation, Board, Color, Move};
-use crate::formats::ggf::GgfMove;
-use crate::search::time::{saturating_seconds, Clock};
 use crate::session::{Decision, DecisionListener, Loaded, Session};
+use tsuru_core::board::{notation, Board, Color, Move};
+use tsuru_core::formats::ggf::GgfMove;
+use tsuru_core::search::time::{saturating_seconds, Clock};
 
 /// One GTP command: its name, its arguments (for the help text), a description and the
 /// function that carries it out.
@@ -68,7 +68,9 @@ pub const COMMANDS: &[Command] = &[
         name: "version",
         args: "",
         help: "the engine's version",
-        run: Action::Reply(|gtp, _| Ok(crate::identity::version_with(gtp.session.weights_id()))),
+        run: Action::Reply(|gtp, _| {
+            Ok(tsuru_core::identity::version_with(gtp.session.weights_id()))
+        }),
     },
     Command {
         name: "known_command",
@@ -458,7 +460,7 @@ impl Gtp {
             // Unreachable in practice (the search thread always decides); answer a legal
             // move all the same.
             None => GgfMove::bare(
-                crate::board::bits::squares(self.session.board().legal_moves())
+                tsuru_core::board::bits::squares(self.session.board().legal_moves())
                     .next()
                     .map_or(Move::Pass, Move::Play),
             ),
@@ -490,7 +492,7 @@ impl Gtp {
     /// The limits of a `genmove` for `color`: the level, and the controller's clock if it
     /// set one, else the session's (`--move-time`).
     #[cfg(test)]
-    fn move_limits(&self, color: Color) -> crate::search::SearchLimits {
+    fn move_limits(&self, color: Color) -> tsuru_core::search::SearchLimits {
         self.session.move_limits(self.time.clock(color))
     }
 
@@ -659,7 +661,7 @@ fn undo(gtp: &mut Gtp, _: &[&str]) -> Reply {
 }
 
 /// A GTP time in seconds, clamped at the edge: anything past
-/// [`crate::search::time::MAX_CLOCK`] (`inf`, `1e300`) is that. A negative time is none left
+/// [`tsuru_core::search::time::MAX_CLOCK`] (`inf`, `1e300`) is that. A negative time is none left
 /// when `overdrawn_ok` (a clock that ran over), else an error like a word that is no number.
 fn parse_seconds(word: Option<&&str>, overdrawn_ok: bool) -> std::result::Result<Duration, String> {
     word.and_then(|w| w.parse::<f64>().ok())
@@ -713,7 +715,8 @@ fn rules_board(gtp: &mut Gtp, _: &[&str]) -> Reply {
         .map(|row| {
             (0..8)
                 .map(|col| {
-                    let square = crate::board::Square::from_coords(col, row).expect("in range");
+                    let square =
+                        tsuru_core::board::Square::from_coords(col, row).expect("in range");
                     match board.disc(square) {
                         Some(Color::Black) => "X",
                         Some(Color::White) => "O",
@@ -732,7 +735,7 @@ fn rules_legal_moves(gtp: &mut Gtp, _: &[&str]) -> Reply {
     if board.must_pass() {
         return Ok("pass".into());
     }
-    Ok(crate::board::bits::squares(board.legal_moves())
+    Ok(tsuru_core::board::bits::squares(board.legal_moves())
         .map(|sq| sq.to_string())
         .collect::<Vec<_>>()
         .join(" "))
@@ -750,8 +753,8 @@ fn rules_final_result(gtp: &mut Gtp, _: &[&str]) -> Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
-    use crate::search::{Level, TimeBudget};
+    use tsuru_core::config::Config;
+    use tsuru_core::search::{Level, TimeBudget};
 
     /// A GTP front end with its event channel, driven one line at a time.
     struct Harness {
@@ -798,7 +801,7 @@ mod tests {
             level: Level::new(2).unwrap(),
             hash_mb: 2,
             // Searches, whatever book ships.
-            book: crate::config::BookSetting::Off,
+            book: tsuru_core::config::BookSetting::Off,
             ..Config::default()
         })
     }
@@ -819,7 +822,7 @@ mod tests {
         assert_eq!(g.session.game().moves().len(), 1);
         // A finished game: pass, nothing recorded.
         let full = format!("(;GM[Othello]TY[8]BO[8 {} *];)", "*".repeat(64));
-        let game = crate::formats::ggf::GgfGame::parse(&full).unwrap();
+        let game = tsuru_core::formats::ggf::GgfGame::parse(&full).unwrap();
         g.gtp.session.set_game(game);
         assert_eq!(g.execute("genmove w").unwrap(), "= pass\n");
         // Lines read while a move is decided wait their turn, in order.
@@ -903,7 +906,7 @@ mod tests {
             move_time: Some(Duration::from_millis(250)),
             hash_mb: 2,
             // Searches, whatever book ships.
-            book: crate::config::BookSetting::Off,
+            book: tsuru_core::config::BookSetting::Off,
             ..Config::default()
         });
         let per_move = Some(TimeBudget::per_move(Duration::from_millis(250)));
@@ -931,7 +934,7 @@ mod tests {
         assert_eq!(g.execute("time_settings 1e300 0 0").unwrap(), "=\n");
         assert_eq!(
             g.time.settings,
-            Some((crate::search::time::MAX_CLOCK, Duration::ZERO, 0))
+            Some((tsuru_core::search::time::MAX_CLOCK, Duration::ZERO, 0))
         );
         assert_eq!(
             g.execute("time_left b -5 18446744073709551616").unwrap(),

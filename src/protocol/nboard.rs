@@ -10,12 +10,12 @@ use anyhow::{anyhow, bail, Context, Result};
 use super::input::Input;
 use super::output::Output;
 use super::{Event, InputQueue};
-use crate::board::Move;
-use crate::book::BookChoice;
-use crate::formats::ggf::{parse_move_token, GgfGame};
-use crate::score::{Discs, Score, UNITS_PER_DISC};
-use crate::search::{Depth, Level, PvLine, SearchInfo};
 use crate::session::{Decision, DecisionListener, Loaded, Session};
+use tsuru_core::board::Move;
+use tsuru_core::book::BookChoice;
+use tsuru_core::formats::ggf::{parse_move_token, GgfGame};
+use tsuru_core::score::{Discs, Score, UNITS_PER_DISC};
+use tsuru_core::search::{Depth, Level, PvLine, SearchInfo};
 
 /// The name sent with `set myname` (one token, as NBoard keeps only the first word).
 pub const ENGINE_NAME: &str = "tsuru";

@@ -8,6 +8,8 @@
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
+pub use tsuru_core::io::ascii::{ascii, escape};
+
 /// A shared, line-oriented writer (stdout in the engine, a buffer in tests).
 #[derive(Clone)]
 pub struct Output {
@@ -41,29 +43,6 @@ impl Output {
             log::debug!("writing to stdout failed: {err}");
         }
     }
-}
-
-/// `text` with every non-ASCII character replaced by `?` and carriage returns removed.
-pub fn ascii(text: &str) -> String {
-    text.chars()
-        .filter(|&c| c != '\r')
-        .map(|c| if c.is_ascii() { c } else { '?' })
-        .collect()
-}
-
-/// `text` made ASCII for echoing input back (logs, `pong`): printable ASCII is kept, every
-/// other character is written as a Rust escape (`\u{e9}`, `\t`, `\u{0}`), so nothing of the
-/// input is lost or printed raw.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c == ' ' || c.is_ascii_graphic() {
-            out.push(c);
-        } else {
-            out.extend(c.escape_default());
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -105,12 +84,5 @@ mod tests {
         out.line("status caf\u{e9} \u{2192} ok\r");
         out.line("= A1\n");
         assert_eq!(buffer.text(), "status caf? ? ok\n= A1\n\n");
-    }
-
-    #[test]
-    fn escaping_keeps_ascii_and_spells_out_the_rest() {
-        assert_eq!(escape("move F5"), "move F5");
-        assert_eq!(escape("\u{e9}5\t\0\r"), "\\u{e9}5\\t\\u{0}\\r");
-        assert!(escape("\u{1F600} \u{fffd}").is_ascii());
     }
 }

@@ -10,9 +10,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use crate::book::Book;
-use crate::config::{BookSetting, Config};
-use crate::eval::EvalBundle;
+use tsuru_core::book::Book;
+use tsuru_core::config::{BookSetting, Config};
+use tsuru_core::eval::EvalBundle;
 
 /// A configuration and what its files hold: what [`super::Session::new`] starts from.
 pub struct Loaded {
@@ -30,12 +30,12 @@ impl Loaded {
     /// Loads the evaluation and the book `config` names. A weights or statistics file that
     /// cannot be read, and a `--book` file that cannot be read (when it exists) or written,
     /// are errors naming their option; the per-user book's troubles are logged instead
-    /// ([`crate::book::user::for_session`]), as the engine plays on without it.
+    /// ([`tsuru_core::book::user::for_session`]), as the engine plays on without it.
     pub fn load(config: Config) -> Result<Loaded> {
         let eval = build_eval(&config.eval)?;
         let (book, book_path) = match &config.book {
             BookSetting::Off => (None, None),
-            BookSetting::Shipped => crate::book::user::for_session(),
+            BookSetting::Shipped => tsuru_core::book::user::for_session(),
             BookSetting::File(path) => {
                 let book = open_book_file(path).context("option --book")?;
                 (Some(book), Some(path.clone()))
@@ -51,9 +51,9 @@ impl Loaded {
 }
 
 /// The evaluation `choice` names, built; an error names the option that chose it.
-pub fn build_eval(choice: &crate::config::EvalChoice) -> Result<EvalBundle> {
+pub fn build_eval(choice: &tsuru_core::config::EvalChoice) -> Result<EvalBundle> {
     choice.build().with_context(|| match choice {
-        crate::config::EvalChoice::File(_) => "option --eval-file",
+        tsuru_core::config::EvalChoice::File(_) => "option --eval-file",
         _ => "option --eval",
     })
 }
@@ -63,11 +63,11 @@ pub fn build_eval(choice: &crate::config::EvalChoice) -> Result<EvalBundle> {
 /// at the first `learn`, whose games would be lost.
 fn open_book_file(path: &std::path::Path) -> Result<Book> {
     let book = if path.exists() {
-        crate::book::file::load(path)?
+        tsuru_core::book::file::load(path)?
     } else {
         Book::new()
     };
-    crate::book::user::check_writable(path)?;
+    tsuru_core::book::user::check_writable(path)?;
     Ok(book)
 }
 
@@ -99,7 +99,7 @@ mod tests {
             assert!(format!("{err:#}").starts_with("option --book: "), "{err:#}");
         }
         let err = Loaded::load(Config {
-            eval: crate::config::EvalChoice::File("Cargo.toml".into()),
+            eval: tsuru_core::config::EvalChoice::File("Cargo.toml".into()),
             ..Config::default()
         })
         .err()

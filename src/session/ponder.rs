@@ -7,7 +7,7 @@
 //! position (the engine's own move played, the expected reply played) it keeps running; when
 //! the engine is then asked for its move there, the same search goes on as the answer to the
 //! request, with the request's time budget counted from the request
-//! ([`crate::search::LiveBudget`]): nothing already searched is thrown away. Any other
+//! ([`tsuru_core::search::LiveBudget`]): nothing already searched is thrown away. Any other
 //! position stops it; the transposition table keeps what it learnt either way.
 //!
 //! The session and the search thread share one [`PonderShared`]: the [`Phase`] behind a
@@ -21,8 +21,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use super::{Decision, DecisionListener};
-use crate::board::{Board, Move};
-use crate::search::{Level, LiveBudget, Search, SearchInfo, SearchLimits, TimeBudget};
+use tsuru_core::board::{Board, Move};
+use tsuru_core::search::{Level, LiveBudget, Search, SearchInfo, SearchLimits, TimeBudget};
 
 /// The depth of the quick search that picks the expected reply when the principal variation
 /// has none.
@@ -130,7 +130,7 @@ pub enum Phase {
     },
     /// The pondering search reached its depth before the engine was asked: its result, for
     /// the request that comes in `plan.expected`.
-    Finished(Plan, crate::search::SearchResult),
+    Finished(Plan, tsuru_core::search::SearchResult),
     /// Nothing to ponder, or pondering stopped.
     Done,
 }

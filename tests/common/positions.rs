@@ -1,9 +1,9 @@
 //! Test positions and their true values: random positions, brute-force minimax, and the
 //! GTP score text of a finished game.
 
-use tsuru::board::{bits, Board, Color, Move};
-use tsuru::rng::Rng;
-use tsuru::score::Discs;
+use tsuru_core::board::{bits, Board, Color, Move};
+use tsuru_core::rng::Rng;
+use tsuru_core::score::Discs;
 
 /// A position reached by random play from the start down to `empties` empty squares (or
 /// earlier if the game ends), with its history dropped.
