@@ -3,7 +3,7 @@
 //! positions ([`obf`]), opening lists ([`openings`]), validation files ([`validation`]),
 //! weights files ([`weights`]) with their one checksum ([`checksum`]), interaction-term files
 //! ([`term`]), self-play files ([`selfplay`]), positions files
-//! ([`positions`]), search-value caches ([`search_cache`]), samples files for an outside
+//! ([`positions`]), search-value caches ([`search_values`]), samples files for an outside
 //! trainer ([`samples`]), pattern-network files ([`pattern_nets`]), factorisation-machine model
 //! files ([`fm_model`]) and match records
 //! ([`match_record`]), and the [`Shard`] naming one part of a job cut among machines. A
@@ -25,7 +25,7 @@ pub mod openings;
 pub mod pattern_nets;
 pub mod positions;
 pub mod samples;
-pub mod search_cache;
+pub mod search_values;
 pub mod selfplay;
 pub mod term;
 pub mod validation;

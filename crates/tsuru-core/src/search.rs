@@ -42,7 +42,6 @@ pub mod endgame;
 pub mod eval_cache;
 pub mod ordering;
 mod parallel;
-mod split;
 pub mod stop;
 pub mod time;
 pub mod tt;

@@ -93,13 +93,13 @@ use crate::score::{Discs, Score};
 use bound_table::{BoundTable, Bounds, MAX_TAG};
 
 mod bound_table;
-mod cache;
 mod last;
+mod node_search;
 mod root;
 mod shallow;
-mod table;
 #[cfg(test)]
 mod testkit;
+mod thread_table;
 
 /// At or below this many empties the solver switches to the bitboard leaf search.
 pub const LEAF_EMPTIES: u32 = 5;
@@ -293,7 +293,7 @@ pub struct EndgameSolver {
     /// The evaluation (move ordering, shallow searches) and the selective passes' statistics.
     bundle: EvalBundle,
     /// This thread's own table for the view nodes of the fewest empties.
-    cache: cache::SolvedCache,
+    thread_table: thread_table::ThreadTable,
     /// Where the selective passes tested ProbCut, when a measurement asked for them
     /// ([`EndgameSolver::sample_probcut_positions`]); `None` as the engine plays.
     probcut_sample: Option<ProbCutSample>,
@@ -361,7 +361,7 @@ impl EndgameSolver {
             core: ThreadContext::new(POLL_INTERVAL),
             level: None,
             bundle,
-            cache: cache::SolvedCache::new(),
+            thread_table: thread_table::ThreadTable::new(),
             probcut_sample: None,
         }
     }
@@ -403,7 +403,7 @@ impl EndgameSolver {
         Arc::get_mut(&mut self.tt)
             .expect("no helper holds the table between searches")
             .clear();
-        self.cache.clear();
+        self.thread_table.clear();
     }
 
     /// Solves roots of at least [`PARALLEL_MIN_EMPTIES`] empties on `threads` threads (at

@@ -14,10 +14,12 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::split::{self, Place, Pool, Task};
+mod split_points;
+
 use super::stop::{NodeCounts, StopCheck};
 use crate::board::{Board, Square};
 use crate::score::Value;
+use split_points::{Place, Pool, Task};
 
 /// Why a thread's search is unwinding, if it is: the caller's stop, or only the subtree it
 /// works on. Ordered: a stronger reason is never replaced by a weaker one at a poll.
@@ -47,7 +49,7 @@ pub(super) struct ThreadContext<C, V> {
     pool: Option<Arc<Pool<C, V>>>,
     /// This thread's index among those of the search (0: the one that leads it).
     thread: usize,
-    /// The innermost split point this thread is searching under, or [`split::NONE`].
+    /// The innermost split point this thread is searching under, or [`split_points::NONE`].
     current: usize,
     /// The alpha that this thread's move at `current` is searched on.
     task_alpha: V,
@@ -67,7 +69,7 @@ impl<C: Copy + Default, V: Value> ThreadContext<C, V> {
             stop: StopReason::Running,
             pool: None,
             thread: 0,
-            current: split::NONE,
+            current: split_points::NONE,
             task_alpha: V::default(),
             height: 0,
             waited: Duration::ZERO,
@@ -110,7 +112,7 @@ impl<C: Copy + Default, V: Value> ThreadContext<C, V> {
                 if let Some(pool) = &self.pool {
                     pool.quit();
                 }
-            } else if self.current != split::NONE {
+            } else if self.current != split_points::NONE {
                 let pool = self.pool.as_ref().expect("a split point has a pool");
                 self.stop = self.stop.max(self.reason(pool));
             }
@@ -124,7 +126,7 @@ impl<C: Copy + Default, V: Value> ThreadContext<C, V> {
     pub(super) fn may_split(&self) -> bool {
         self.pool
             .as_ref()
-            .is_some_and(|pool| self.height < split::MAX_SPLITS && pool.has_idle())
+            .is_some_and(|pool| self.height < split_points::MAX_SPLITS && pool.has_idle())
     }
 
     /// How the work this thread is doing at `current` (on `task_alpha`) stands in `pool`.
@@ -238,7 +240,7 @@ pub(super) fn split<S: SplitSearch>(
 }
 
 /// Joins split point `point` of another thread (if it is still open under `below`, unless
-/// that is [`split::NONE`]) and searches its moves until none is left; the values go to the
+/// that is [`split_points::NONE`]) and searches its moves until none is left; the values go to the
 /// point, and an abandoned subtree leaves this thread running (unless the search is
 /// stopping): the point's owner decides what it means.
 fn help<S: SplitSearch>(
@@ -327,7 +329,7 @@ fn serve<S: SplitSearch>(search: &mut S, stop: &StopCheck) {
     let (mut working, mut joins) = (Duration::ZERO, 0u64);
     pool.serve(|point| {
         let clock = Instant::now();
-        help(search, &pool, point, split::NONE, stop);
+        help(search, &pool, point, split_points::NONE, stop);
         working += clock.elapsed();
         joins += 1;
     });

@@ -33,7 +33,7 @@ use tsuru_core::cli::search_options::{SearchOptions, EVAL_FILE, THREADS};
 use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
 use tsuru_core::config::default_threads;
 use tsuru_core::eval::EvalBundle;
-use tsuru_core::formats::search_cache::{self, ValueShard};
+use tsuru_core::formats::search_values::{self, ValueShard};
 use tsuru_core::formats::Shard;
 
 /// The command line of `tsuru label`.
@@ -104,16 +104,16 @@ pub fn run(args: &[String]) -> Result<()> {
                 end: range.end as u64,
                 total: positions.len() as u64,
             };
-            (range, search_cache::shard_description(&job, &part))
+            (range, search_values::shard_description(&job, &part))
         }
         None => (0..positions.len(), job),
     };
-    let header = search_cache::header(&description);
+    let header = search_values::header(&description);
     let out = options.out.display();
     let mut done = 0;
     if options.out.exists() {
         let bytes = std::fs::read(&options.out).with_context(|| format!("reading {out}"))?;
-        let (found, values) = search_cache::split(&bytes)
+        let (found, values) = search_values::split(&bytes)
             .with_context(|| format!("{out} is not a search-value file"))?;
         ensure!(
             found == description,

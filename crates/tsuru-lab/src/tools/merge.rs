@@ -18,7 +18,7 @@ use anyhow::{bail, ensure, Context, Result};
 
 use crate::training::shards::{merge_search_values, merge_selfplay};
 use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
-use tsuru_core::formats::search_cache;
+use tsuru_core::formats::search_values;
 
 /// The command line of `tsuru merge`.
 pub const SPEC: ToolSpec = ToolSpec {
@@ -67,7 +67,7 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     let merged = if inputs
         .iter()
-        .all(|(_, bytes)| bytes.starts_with(search_cache::MAGIC))
+        .all(|(_, bytes)| bytes.starts_with(search_values::MAGIC))
     {
         merge_search_values(&inputs)?
     } else if inputs

@@ -30,7 +30,8 @@ use tsuru_core::cli::search_options;
 use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
 use tsuru_core::eval::pattern::{layout, PatternEval, Weights};
 use tsuru_core::eval::{EvalChoice, Evaluation, SeedsEval};
-use tsuru_core::formats::{search_cache, validation};
+use tsuru_core::formats::search_values as values_file;
+use tsuru_core::formats::validation;
 use tsuru_core::score::Discs;
 use tsuru_core::search::endgame::{EndgameSolver, SolveMode};
 
@@ -440,7 +441,7 @@ fn label_games(games: &[Game], options: &Options, solve_empties: u32) -> Vec<Lab
 /// The search values of the training positions ([`search_values`] at `--search-labels`
 /// plies): read from `--search-cache FILE` when it was made for the same positions and depth,
 /// otherwise searched on the configured threads and, with `--search-cache`, written there
-/// (the file: [`tsuru_core::formats::search_cache`]).
+/// (the file: [`tsuru_core::formats::search_values`]).
 fn searched_values(options: &Options, set: &PositionSet) -> Result<Vec<i8>> {
     let eval = options
         .search_eval
@@ -456,7 +457,7 @@ fn searched_values(options: &Options, set: &PositionSet) -> Result<Vec<i8>> {
     if let Some(path) = options.search_cache.as_deref().filter(|p| p.exists()) {
         let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
         let values =
-            search_cache::values_for(&bytes, &description, set.train.len()).with_context(|| {
+            values_file::values_for(&bytes, &description, set.train.len()).with_context(|| {
                 format!(
                     "{} holds search values of other positions, depth or weights, or is \
                      unfinished; delete it or name another file (or finish its tsuru label run)",
@@ -493,7 +494,7 @@ fn searched_values(options: &Options, set: &PositionSet) -> Result<Vec<i8>> {
         started.elapsed().as_secs_f64()
     );
     if let Some(path) = &options.search_cache {
-        let bytes = search_cache::to_bytes(&description, &values);
+        let bytes = values_file::to_bytes(&description, &values);
         std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
         eprintln!("wrote {}", path.display());
     }

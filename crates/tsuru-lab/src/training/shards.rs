@@ -26,7 +26,7 @@ use std::ops::Range;
 use anyhow::{bail, ensure, Context, Result};
 
 use super::Labelled;
-use tsuru_core::formats::search_cache::{self, ValueShard};
+use tsuru_core::formats::search_values::{self, ValueShard};
 use tsuru_core::formats::selfplay::{read_file, RunShard, SelfPlayConfig};
 use tsuru_core::formats::Shard;
 
@@ -138,10 +138,10 @@ pub fn merge_search_values(inputs: &[(String, Vec<u8>)]) -> Result<Vec<u8>> {
     let mut shards: BTreeMap<u64, (&str, ValueShard, &[u8])> = BTreeMap::new();
     let mut job: Option<(&str, &str, ValueShard)> = None;
     for (name, bytes) in inputs {
-        let (description, values) = search_cache::split(bytes)
+        let (description, values) = search_values::split(bytes)
             .with_context(|| format!("{name} is not a search-value file"))?;
-        let (description, part) =
-            search_cache::parse_shard_description(description).with_context(|| {
+        let (description, part) = search_values::parse_shard_description(description)
+            .with_context(|| {
                 format!("{name} is not a shard (it names no shard): nothing to merge")
             })?;
         match job {
@@ -151,8 +151,8 @@ pub fn merge_search_values(inputs: &[(String, Vec<u8>)]) -> Result<Vec<u8>> {
                     && part.shard.count == first_part.shard.count
                     && part.total == first_part.total,
                 "{name} and {first_name} are not shards of one job:\n  {}\n  {}",
-                search_cache::shard_description(description, &part),
-                search_cache::shard_description(first, &first_part)
+                search_values::shard_description(description, &part),
+                search_values::shard_description(first, &first_part)
             ),
         }
         let wanted = part.end - part.start;
@@ -178,7 +178,7 @@ pub fn merge_search_values(inputs: &[(String, Vec<u8>)]) -> Result<Vec<u8>> {
     };
     let count = first_part.shard.count;
     ensure_every_shard(&shards, count)?;
-    let mut out = search_cache::header(description);
+    let mut out = search_values::header(description);
     let mut next = 0;
     for (name, part, values) in shards.into_values() {
         ensure!(
@@ -255,7 +255,7 @@ mod tests {
             end: start + values.len() as u64,
             total,
         };
-        search_cache::to_bytes(&search_cache::shard_description(job, &part), values)
+        search_values::to_bytes(&search_values::shard_description(job, &part), values)
     }
 
     #[test]
@@ -269,7 +269,7 @@ mod tests {
                 .map(|(i, bytes)| (format!("shard-{i}"), bytes.to_vec()))
                 .collect()
         };
-        let whole = search_cache::to_bytes(job, &[1, -2, 3, 4, -5]);
+        let whole = search_values::to_bytes(job, &[1, -2, 3, 4, -5]);
         assert_eq!(merge_search_values(&named(&[&a, &b])).unwrap(), whole);
         assert_eq!(merge_search_values(&named(&[&b, &a])).unwrap(), whole);
 

@@ -303,7 +303,7 @@ impl EndgameSolver {
         let mut hint = NO_SQUARE;
         if let Some(hash) = hash {
             let known = if cached {
-                self.cache.probe(hash)
+                self.thread_table.probe(hash)
             } else {
                 self.tt.probe(hash)
             };
@@ -383,7 +383,9 @@ impl EndgameSolver {
             // The children's entries are in this thread's cache: cheap enough to ask them all.
             for &word in order[..n].iter() {
                 let (sq, flipped) = nth(word);
-                let entry = self.cache.probe(view.play(sq as usize, flipped).hash());
+                let entry = self
+                    .thread_table
+                    .probe(view.play(sq as usize, flipped).hash());
                 if let Some(value) = entry.and_then(|entry| refutes(entry, EXACT_TAG, beta)) {
                     return value;
                 }
@@ -445,7 +447,7 @@ impl EndgameSolver {
             }
         }
         if let Some(hash) = hash.filter(|_| cached) {
-            self.cache
+            self.thread_table
                 .store(hash, best, (original_alpha, beta), best_square);
         } else if let Some(hash) = hash {
             self.store(
@@ -479,7 +481,7 @@ impl EndgameSolver {
         } else if empties > CACHE_MAX_EMPTIES {
             self.tt.probe(board.view().hash())
         } else if empties >= TT_MIN_EMPTIES {
-            self.cache.probe(board.view().hash())
+            self.thread_table.probe(board.view().hash())
         } else {
             None
         }

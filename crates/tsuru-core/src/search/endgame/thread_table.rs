@@ -39,17 +39,17 @@ const DATA_BITS: u32 = 23;
 const CHECK_MASK: u64 = !0 << DATA_BITS;
 
 /// A solver thread's small table of exact bounds (see the module doc).
-pub(super) struct SolvedCache {
+pub(super) struct ThreadTable {
     /// Each word: bits 23.. the check (the hash shifted up by [`DATA_BITS`]), 16..23 the best
     /// move's square index xor 64 (0 for none), 8..16 64 minus the upper bound, 0..8 the
     /// lower bound plus 64.
     entries: Box<[u64]>,
 }
 
-impl SolvedCache {
+impl ThreadTable {
     /// An empty cache of [`CACHE_ENTRIES`] entries.
-    pub fn new() -> SolvedCache {
-        SolvedCache {
+    pub fn new() -> ThreadTable {
+        ThreadTable {
             entries: vec![0; CACHE_ENTRIES].into_boxed_slice(),
         }
     }
@@ -122,7 +122,7 @@ mod tests {
 
     #[test]
     fn bounds_of_one_position_tighten_and_another_replaces_them() {
-        let mut cache = SolvedCache::new();
+        let mut cache = ThreadTable::new();
         let view = BitView {
             player: 0x00ff,
             opponent: 0xff00,
@@ -161,7 +161,7 @@ mod tests {
         // Another position of the same slot (the same top bits, another check) replaces it;
         // neither is mistaken for the other.
         let other = hash ^ 1 << 7;
-        assert_eq!(SolvedCache::slot(other), SolvedCache::slot(hash));
+        assert_eq!(ThreadTable::slot(other), ThreadTable::slot(hash));
         assert_eq!(cache.probe(other), None);
         cache.store(other, d(8), (d(7), d(9)), 20);
         assert_eq!(cache.probe(hash), None);
@@ -176,7 +176,7 @@ mod tests {
 
     #[test]
     fn an_empty_slot_tells_nothing_even_to_a_matching_check() {
-        let cache = SolvedCache::new();
+        let cache = ThreadTable::new();
         // Hashes whose check bits (the low 41) are all zero match an empty word's check.
         for hash in [0, 0xabc << 52, !0 << 41] {
             let known = cache.probe(hash).expect("the check matches");
