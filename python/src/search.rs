@@ -10,6 +10,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 use tsuru_core::board::Board;
+use tsuru_core::config::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
 use tsuru_core::eval::{EvalBundle, Evaluation};
 use tsuru_core::search::time::{saturating_seconds, Clock, TimeBudget};
 use tsuru_core::search::{Depth, Level, PvLine, Search, SearchLimits, SearchResult};
@@ -300,21 +301,22 @@ fn lock<T>(mutex: &Mutex<T>) -> PyResult<std::sync::MutexGuard<'_, T>> {
 #[pymethods]
 impl Searcher {
     #[new]
-    #[pyo3(signature = (hash_mb=64, threads=1, eval_file=None))]
+    #[pyo3(signature = (hash_mb=DEFAULT_HASH_MB, threads=1, eval_file=None))]
     fn new(
         py: Python<'_>,
         hash_mb: usize,
         threads: usize,
         eval_file: Option<&str>,
     ) -> PyResult<Searcher> {
-        if !(1..=65536).contains(&hash_mb) {
+        // The engine's limits (`--hash`, `--threads`), not copies of them.
+        if !(1..=MAX_HASH_MB).contains(&hash_mb) {
             return Err(PyValueError::new_err(format!(
-                "hash_mb must be between 1 and 65536, not {hash_mb}"
+                "hash_mb must be between 1 and {MAX_HASH_MB}, not {hash_mb}"
             )));
         }
-        if !(1..=512).contains(&threads) {
+        if !(1..=MAX_THREADS).contains(&threads) {
             return Err(PyValueError::new_err(format!(
-                "threads must be between 1 and 512, not {threads}"
+                "threads must be between 1 and {MAX_THREADS}, not {threads}"
             )));
         }
         let bundle = match eval_file {
