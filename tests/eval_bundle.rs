@@ -472,7 +472,7 @@ fn tables(args: &[&str]) -> String {
 }
 
 /// Weights written as a factorisation-machine model (`--export-fm`, zero vectors) and
-/// quantised back (`--fm`) are the same file, byte for byte: the route `lab/fm_train.py
+/// quantised back (`--fm`) are the same file, byte for byte: the route `crates/tsuru-lab/scripts/fm_train.py
 /// --init` starts from loses nothing.
 #[test]
 fn weights_round_trip_through_an_fm_model_file() {

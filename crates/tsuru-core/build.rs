@@ -37,7 +37,6 @@ fn main() {
         "../../tests",
         "../../crates/tsuru-lab",
         "../../python/src",
-        "../../lab",
         "../../Cargo.toml",
         "../../Cargo.lock",
     ] {

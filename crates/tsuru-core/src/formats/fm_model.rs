@@ -1,5 +1,5 @@
 //! Factorisation-machine model files: pattern tables with an interaction term in floating
-//! point, as `lab/fm_train.py` writes them; `tsuru tables --fm` quantises one into a weights
+//! point, as `crates/tsuru-lab/scripts/fm_train.py` writes them; `tsuru tables --fm` quantises one into a weights
 //! file (`lab::training::fm`).
 //!
 //! Layout, little-endian:

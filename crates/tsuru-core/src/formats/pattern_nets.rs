@@ -1,6 +1,6 @@
 //! Pattern-network files: one small network per pattern shape and game stage, from which the
 //! pattern tables are generated (`tsuru tables`; what the networks compute is
-//! `lab::training::pattern_nets`). `lab/pattern_nets.py` writes them.
+//! `lab::training::pattern_nets`). `crates/tsuru-lab/scripts/pattern_nets.py` writes them.
 //!
 //! Layout, little-endian:
 //!

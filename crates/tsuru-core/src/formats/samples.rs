@@ -1,5 +1,5 @@
 //! Samples files: labelled training positions as the pattern look-ups they make, for a trainer
-//! outside the engine (`lab/pattern_nets.py`, PyTorch) to read as one flat array. `tsuru
+//! outside the engine (`crates/tsuru-lab/scripts/pattern_nets.py`, PyTorch) to read as one flat array. `tsuru
 //! train --export-samples FILE` writes them; `tsuru tables --check FILE` reads them back.
 //!
 //! Layout, little-endian:

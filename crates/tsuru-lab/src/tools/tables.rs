@@ -1,5 +1,5 @@
 //! `tsuru tables`: generates the pattern tables of a weights file from per-shape networks
-//! (`lab/pattern_nets.py` trains them; [`crate::training::pattern_nets`] says what they
+//! (`crates/tsuru-lab/scripts/pattern_nets.py` trains them; [`crate::training::pattern_nets`] says what they
 //! compute), and checks the generated weights against the samples the networks were trained on.
 //!
 //! ```text
@@ -7,7 +7,7 @@
 //! tsuru tables --fm model.fmm --out fm.tsw --check samples.bin
 //! ```
 //!
-//! With `--fm` it quantises a factorisation-machine model (`lab/fm_train.py` writes it) into
+//! With `--fm` it quantises a factorisation-machine model (`crates/tsuru-lab/scripts/fm_train.py` writes it) into
 //! weights with an interaction term instead ([`crate::training::fm`]); with
 //! `--term-base BASE` as well, the model's tables must be BASE's (a term fitted with
 //! `--freeze-tables`) and `--out` gets the term alone, a term file
@@ -46,13 +46,13 @@ pub const SPEC: ToolSpec = ToolSpec {
         ToolOption::new(
             "--nets",
             "FILE",
-            "the networks (lab/pattern_nets.py writes them) (required)",
+            "the networks (crates/tsuru-lab/scripts/pattern_nets.py writes them) (required)",
         ),
         ToolOption::new(
             "--fm",
             "FILE",
             "instead of --nets: a factorisation-machine model to quantise\n\
-             (lab/fm_train.py writes it)",
+             (crates/tsuru-lab/scripts/fm_train.py writes it)",
         ),
         ToolOption::new(
             "--fm-compact",
@@ -77,7 +77,7 @@ pub const SPEC: ToolSpec = ToolSpec {
             "--export-fm",
             "FILE",
             "with --weights: write them as a factorisation-machine model\n\
-             (zero vectors), a starting point for lab/fm_train.py --init",
+             (zero vectors), a starting point for crates/tsuru-lab/scripts/fm_train.py --init",
         ),
         ToolOption::new(
             "--validation",

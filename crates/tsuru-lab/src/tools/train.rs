@@ -142,7 +142,7 @@ pub const SPEC: ToolSpec = ToolSpec {
             "--export-samples",
             "FILE",
             "instead of fitting, write the labelled positions as pattern look-ups\n\
-             for an outside trainer (lab/pattern_nets.py) and stop",
+             for an outside trainer (crates/tsuru-lab/scripts/pattern_nets.py) and stop",
         ),
         ToolOption::new("--threads", "N", "threads of the fit (default 2)"),
         ToolOption::new(

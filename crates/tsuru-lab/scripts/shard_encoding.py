@@ -10,7 +10,7 @@ prints, per game after `gzip -9`:
   h8 = 63; passes left out, since they follow from the position), one byte a move, with the
   game's header numbers and its recorded scores as bytes beside them (xz too, for comparison).
 
-    python3 lab/shard_encoding.py data/selfplay-49/selfplay-49-0.txt.gz --games 3000
+    python3 crates/tsuru-lab/scripts/shard_encoding.py data/selfplay-49/selfplay-49-0.txt.gz --games 3000
 
 The game number (the line's position in its shard) is left out of the compact form. Pure
 Python with no dependency; about a second per 300 games. (The v4 files `tsuru datagen` now

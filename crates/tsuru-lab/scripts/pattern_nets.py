@@ -8,7 +8,7 @@ samples file (`tsuru train --export-samples`) by evaluating each network at ever
 its shape (the table it generates) and reading the batch's look-ups from those tables, so
 the loss is exactly that of the tables the engine will read (before quantisation).
 
-    python3 lab/pattern_nets.py samples.smp --out nets.pnn --hidden 64 32 --time 150
+    python3 crates/tsuru-lab/scripts/pattern_nets.py samples.smp --out nets.pnn --hidden 64 32 --time 150
     tsuru tables --nets nets.pnn --out nets.tsw --check samples.smp
 
 The file format of nets.pnn is crates/tsuru-core/src/formats/pattern_nets.rs; what the networks compute is

@@ -16,7 +16,7 @@ records:
   folds into that entry's linear weight, so an engine would add one d-wide sum of the rows
   it reads and one dot product.
 
-    python3 lab/fm_probe.py s.smp --dim 8 --epochs 6
+    python3 crates/tsuru-lab/scripts/fm_probe.py s.smp --dim 8 --epochs 6
 
 Needs numpy and torch (CPU is enough). Not a trainer of shipped weights: a measurement.
 """

@@ -59,10 +59,10 @@ LINEAR=$!
 GPU=$(( END - 170 - 40 - SECONDS ))
 [ $GPU -lt 60 ] && GPU=60
 log "gpu for $GPU s"
-PYTHONUNBUFFERED=1 python3 lab/pattern_nets.py $W/s.smp --out $R/net64.pnn --hidden 64 32 \
+PYTHONUNBUFFERED=1 python3 crates/tsuru-lab/scripts/pattern_nets.py $W/s.smp --out $R/net64.pnn --hidden 64 32 \
     --batch 32768 --lr 3e-3 --epochs 500 --time $GPU > $R/net64.log 2>&1 &
 P1=$!
-PYTHONUNBUFFERED=1 python3 lab/pattern_nets.py $W/s.smp --out $R/net32.pnn --hidden 32 32 \
+PYTHONUNBUFFERED=1 python3 crates/tsuru-lab/scripts/pattern_nets.py $W/s.smp --out $R/net32.pnn --hidden 32 32 \
     --batch 32768 --lr 3e-3 --epochs 500 --time $GPU > $R/net32.log 2>&1 &
 P2=$!
 wait $P1 $P2

@@ -2,11 +2,11 @@
 # The lent-machine run of docs/training.md ("A factorisation-machine term in the engine"),
 # run from the repository root with the binary at .dev/tsuru (an x86-64-v3 build) and WTHOR
 # at .dev/wthor; OUT is the folder whose file (fm.tar.gz) comes back. The run of 2026-11-27
-# was `bash lab/fm_run.sh 16 60` (296 s); `POS=20 OUT=/tmp/o bash lab/fm_run.sh 2 10 60` is a
+# was `bash crates/tsuru-lab/scripts/fm_run.sh 16 60` (296 s); `POS=20 OUT=/tmp/o bash crates/tsuru-lab/scripts/fm_run.sh 2 10 60` is a
 # quick local try (60 games a shard, 20 ProbCut positions).
 # Issue 53 on a lent machine: samples from every self-play run, the shipped weights
 # fine-tuned with (dim 8) and without (dim 0) an FM term on the GPU, quantised, measured,
-# and their ProbCut statistics. Usage: lab/fm_run.sh THREADS TRAIN_SECONDS [QUICK_GAMES]
+# and their ProbCut statistics. Usage: crates/tsuru-lab/scripts/fm_run.sh THREADS TRAIN_SECONDS [QUICK_GAMES]
 set -u
 T=$1; SECS=$2; QUICK=${3:-0}
 W=/tmp/fmw; mkdir -p $W $W/46 $W/47 $W/48; FINAL=${OUT:-/tmp/fmout}; OUT=$W/out; mkdir -p $OUT $FINAL
@@ -24,7 +24,7 @@ el exported; ls -la $W/s.smp
 $B tables --weights crates/tsuru-core/src/eval/weights.tsw --export-fm $W/gen4.fmm
 $B tables --weights crates/tsuru-core/src/eval/weights.tsw --check $W/s.smp --validation tests/fixtures/eval-validation.txt > $OUT/shipped.check 2>&1
 for d in 8 0; do
-  PYTHONUNBUFFERED=1 python3 lab/fm_train.py $W/s.smp --init $W/gen4.fmm --dim $d --epochs 40 \
+  PYTHONUNBUFFERED=1 python3 crates/tsuru-lab/scripts/fm_train.py $W/s.smp --init $W/gen4.fmm --dim $d --epochs 40 \
       --time $SECS --threads 2 --out $W/fm$d.fmm > $OUT/train-d$d.log 2>&1 &
 done; wait
 el trained; for f in $OUT/train-d*.log; do tail -n 4 $f; done; pack

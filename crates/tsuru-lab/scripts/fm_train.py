@@ -9,7 +9,7 @@ stage; the term is scale * sum over pairs of look-ups of their vectors' dot prod
 as scale/2 * (|sum v|^2 - sum |v|^2). With --dim 0 it fits the tables alone (the control).
 
     tsuru tables --weights crates/tsuru-core/src/eval/weights.tsw --export-fm gen4.fmm
-    python3 lab/fm_train.py s.smp --init gen4.fmm --dim 8 --time 120 --out fm.fmm
+    python3 crates/tsuru-lab/scripts/fm_train.py s.smp --init gen4.fmm --dim 8 --time 120 --out fm.fmm
     tsuru tables --fm fm.fmm --out fm.tsw --check s.smp
 
 --init starts the tables and biases from a model file (the shipped weights, say), so entries

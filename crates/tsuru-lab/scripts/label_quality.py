@@ -7,7 +7,7 @@ blends `tsuru train` makes of them (`--search-weight 0.5`, with and without
 Draws positions with a recorded score at a range of empties from a v3 self-play file, solves
 each exactly (one thread) and prints each label's mean absolute error and correlation:
 
-    python3 lab/label_quality.py data/selfplay-49/selfplay-49-0.txt.gz --empties 21-24 --count 400
+    python3 crates/tsuru-lab/scripts/label_quality.py data/selfplay-49/selfplay-49-0.txt.gz --empties 21-24 --count 400
 
 The range must be solvable in reasonable time (24 empties: about a second a position). Where it
 is not, `--reference-depth D` measures against a D-ply search of the shipped evaluation

@@ -6,7 +6,7 @@ moves; a v4 file's moves are ranks, turned back into the transcript here) and wr
 side to move must pass there) as an OBF line without scores, the input of
 `tsuru solve FILE --write-obf OUT`, which solves every move and makes a validation set:
 
-    python3 lab/selfplay_positions.py --empties 24 --every 15 selfplay-*.txt > sp24.obf
+    python3 crates/tsuru-lab/scripts/selfplay_positions.py --empties 24 --every 15 selfplay-*.txt > sp24.obf
     tsuru solve sp24.obf --write-obf data/validation/selfplay-24.obf
 
 Pure Python, no dependencies.
