@@ -32,7 +32,9 @@ use tsuru_core::rng::Rng;
 use tsuru_core::score::Discs;
 use tsuru_core::score::Score;
 use tsuru_core::search::time::{saturating_seconds, Clock};
-use tsuru_core::search::{Level, Search, SearchInfo, SearchLimits, SearchResult, TimeBudget};
+use tsuru_core::search::{
+    Level, Search, SearchInfo, SearchLimits, SearchRequest, SearchResult, TimeBudget,
+};
 use worker::Worker;
 
 /// The deepest level NBoard's `learn` values new positions at, whatever the game's level:
@@ -100,15 +102,12 @@ impl Session {
     pub fn new(loaded: Loaded) -> Session {
         let Loaded {
             config,
-            eval,
+            search,
             book,
             book_path,
         } = loaded;
-        let mut search = Search::new(config.hash_mb);
-        search.set_selectivity(config.selectivity);
-        search.set_threads(config.threads);
-        let weights = eval.weights_id();
-        search.set_evaluation(eval);
+        let weights = search.eval().weights_id();
+        let search = Search::new(search);
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -302,11 +301,14 @@ impl Session {
     /// Limits for choosing a move: the level, bounded by `clock` when the front end has one
     /// of its own (GTP's time control), else by [`Session::clock`].
     pub fn move_limits(&self, clock: Option<Clock>) -> SearchLimits {
-        let clock = clock.unwrap_or_else(|| self.clock());
-        SearchLimits {
-            time: TimeBudget::for_clock(&clock, self.board().empties()),
-            ..SearchLimits::for_level(self.level)
-        }
+        let request = SearchRequest {
+            level: Some(self.level),
+            clock: clock.unwrap_or_else(|| self.clock()),
+            ..SearchRequest::default()
+        };
+        request
+            .limits(self.board().empties())
+            .expect("one best move is a valid request")
     }
 
     /// Starts searching the current position in the background. `on_info` is called after
@@ -673,7 +675,9 @@ mod tests {
         // The same searches in the same order on a searcher like the session's (its table
         // carries over from one position to the next, which a selective search may use):
         // each value is the side to move's score, turned to Black's view when White moves.
-        let mut search = Search::new(Config::default().hash_mb);
+        let mut search = Search::new(
+            tsuru_core::search::SearchConfig::new(Config::default().hash_mb, 1).unwrap(),
+        );
         let mut board = Board::start();
         let mut boards = vec![board.clone()];
         for mv in ["f5", "d6", "c3"] {

@@ -7,6 +7,7 @@ use common::positions::{minimax, random_position, score_of_final};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use tsuru_core::search::SearchConfig;
 
 use tsuru_core::board::{notation, Move, Symmetry};
 use tsuru_core::formats::obf;
@@ -19,7 +20,7 @@ use tsuru_core::search::endgame::{
 #[test]
 fn solver_equals_minimax_on_small_positions() {
     let mut rng = Rng::new(11);
-    let mut solver = EndgameSolver::new(4);
+    let mut solver = EndgameSolver::new(&SearchConfig::new(4, 1).unwrap());
     let stop = AtomicBool::new(false);
     let (mut passes, mut finished) = (0, 0);
     for i in 0..260 {
@@ -75,7 +76,7 @@ fn solver_equals_minimax_on_small_positions() {
 fn check_ffo(file: &str) {
     let path = format!("{}/tests/fixtures/{file}", env!("CARGO_MANIFEST_DIR"));
     let positions = obf::parse_file(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let mut solver = EndgameSolver::new(64);
+    let mut solver = EndgameSolver::new(&SearchConfig::new(64, 1).unwrap());
     let stop = AtomicBool::new(false);
     for (i, position) in positions.iter().enumerate() {
         let mut board = position.board.clone();
@@ -122,7 +123,7 @@ fn balanced_validation_values_are_exact() {
         .filter(|(_, score)| score.get().abs() <= 6)
         .count();
     assert!(close >= 300, "{close} of 400 within 6 discs");
-    let mut solver = EndgameSolver::new(64);
+    let mut solver = EndgameSolver::new(&SearchConfig::new(64, 1).unwrap());
     let stop = AtomicBool::new(false);
     for (board, score) in positions.iter().step_by(199) {
         let solution = solver
@@ -135,7 +136,7 @@ fn balanced_validation_values_are_exact() {
 #[test]
 fn exact_scores_are_the_same_on_all_symmetries() {
     let mut rng = Rng::new(17);
-    let mut solver = EndgameSolver::new(16);
+    let mut solver = EndgameSolver::new(&SearchConfig::new(16, 1).unwrap());
     let stop = AtomicBool::new(false);
     for empties in [12, 13, 14, 15, 16] {
         let board = random_position(&mut rng, empties);
@@ -167,7 +168,7 @@ fn a_stopped_solve_returns_none_and_leaves_the_board_unchanged() {
             stop.store(true, Ordering::SeqCst);
         })
     };
-    let mut solver = EndgameSolver::new(16);
+    let mut solver = EndgameSolver::new(&SearchConfig::new(16, 1).unwrap());
     let mut work = board.clone();
     let outcome = solver.solve(&mut work, SolveMode::Exact, &*stop);
     raiser.join().unwrap();
@@ -192,7 +193,7 @@ fn selective_passes_precede_the_exact_solve_of_a_large_root() {
     let position = &positions[0];
     assert_eq!(position.board.empties(), 20);
     let mut board = position.board.clone();
-    let mut solver = EndgameSolver::new(16);
+    let mut solver = EndgameSolver::new(&SearchConfig::new(16, 1).unwrap());
     let stop = AtomicBool::new(false);
     let mut passes = Vec::new();
     let solution = solver
@@ -238,7 +239,7 @@ fn a_node_limit_stops_a_solve_at_the_next_poll() {
     use tsuru_core::search::stop::StopCheck;
     let board = random_position(&mut Rng::new(29), 24);
     let flag = AtomicBool::new(false);
-    let mut solver = EndgameSolver::new(16);
+    let mut solver = EndgameSolver::new(&SearchConfig::new(16, 1).unwrap());
     let limit = 50_000;
     let check = StopCheck::new(&flag).with_node_limit(limit);
     let outcome = solver.solve(&mut board.clone(), SolveMode::Exact, check);

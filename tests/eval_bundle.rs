@@ -10,6 +10,7 @@ use common::TSURU;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
+use tsuru_core::search::SearchConfig;
 
 use tsuru_core::board::Board;
 use tsuru_core::eval::bundle::{Evaluator, ENDGAME_SUFFIX, PROBCUT_SUFFIX};
@@ -104,11 +105,14 @@ fn midgame_limits(depth: u32) -> SearchLimits {
 
 /// Total nodes of depth-8 midgame searches of `boards` (no solver) with `bundle`.
 fn midgame_nodes(bundle: &EvalBundle, boards: &[Board], selective: bool) -> u64 {
-    let mut search = Search::new(8);
-    search.set_evaluation(bundle.clone());
-    if !selective {
-        search.set_selectivity(None);
-    }
+    let selectivity = selective.then_some(SearchConfig::DEFAULT_SELECTIVITY);
+    let mut search = Search::new(
+        SearchConfig::new(8, 1)
+            .unwrap()
+            .with_eval(bundle.clone())
+            .with_selectivity(selectivity)
+            .unwrap(),
+    );
     let limits = midgame_limits(8);
     let stop = AtomicBool::new(false);
     boards
@@ -122,8 +126,8 @@ fn midgame_nodes(bundle: &EvalBundle, boards: &[Board], selective: bool) -> u64 
 
 /// The nodes of each selective pass and of the whole exact solve of `board` with `bundle`.
 fn solve_nodes(bundle: &EvalBundle, board: &Board) -> (Vec<u64>, u64, Discs) {
-    let mut solver = EndgameSolver::new(16);
-    solver.set_evaluation(bundle.clone());
+    let mut solver =
+        EndgameSolver::new(&SearchConfig::new(16, 1).unwrap().with_eval(bundle.clone()));
     let mut passes = Vec::new();
     let solution = solver
         .solve_reporting(
@@ -174,11 +178,7 @@ fn eval_file_with_other_weights_uses_that_files_statistics() {
 
     // The midgame search evaluates with the file's weights...
     let boards = positions(7, 40, 6);
-    let search = {
-        let mut search = Search::new(2);
-        search.set_evaluation(bundle.clone());
-        search
-    };
+    let search = Search::new(SearchConfig::new(2, 1).unwrap().with_eval(bundle.clone()));
     let shipped = EvalBundle::shipped();
     assert!(boards
         .iter()
@@ -417,7 +417,7 @@ fn probcut_samples_the_positions_its_passes_test_with_exact_values() {
     let sampled = tsuru_core::formats::validation::read(&sample).unwrap();
     assert!(sampled.len() >= 30, "{} positions", sampled.len());
     let stop = AtomicBool::new(false);
-    let mut solver = EndgameSolver::new(16);
+    let mut solver = EndgameSolver::new(&SearchConfig::new(16, 1).unwrap());
     for (board, score) in sampled.iter().step_by(3) {
         assert!((14..18).contains(&board.empties()), "{board:?}");
         let rate = 2u64 >> (board.empties() - 14);
@@ -531,9 +531,13 @@ fn the_evaluation_cache_never_changes_a_search() {
         let runs: Vec<Vec<(u64, String)>> = [0, 3, tsuru_core::search::eval_cache::DEFAULT_BITS]
             .iter()
             .map(|&bits| {
-                let mut search = Search::new(8);
-                search.set_evaluation(bundle.clone());
-                search.set_eval_cache(bits);
+                let mut search = Search::new(
+                    SearchConfig::new(8, 1)
+                        .unwrap()
+                        .with_eval(bundle.clone())
+                        .with_eval_cache_bits(bits)
+                        .unwrap(),
+                );
                 boards
                     .iter()
                     .map(|board| {

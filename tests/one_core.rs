@@ -16,6 +16,7 @@ mod common;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tsuru_core::search::SearchConfig;
 
 use common::positions::random_position;
 use tsuru_core::board::Board;
@@ -60,8 +61,7 @@ fn the_midgame_and_the_solver_stop_within_10_ms_at_2_and_4_threads() {
             let delay = Duration::from_millis(40 + 15 * trial);
             // The midgame search of a 40-empty position at level 60: never done in time.
             let board = random_position(&mut rng, 40);
-            let mut search = Search::new(16);
-            search.set_threads(threads);
+            let mut search = Search::new(SearchConfig::new(16, threads).unwrap());
             let limits = SearchLimits::for_level(Level::new(60).unwrap());
             midgame.push(stop_latency(delay, |stop| {
                 let result = search.iterate(&board, &limits, stop, &mut |_| {});
@@ -69,8 +69,7 @@ fn the_midgame_and_the_solver_stop_within_10_ms_at_2_and_4_threads() {
             }));
             // The solve of a 30-empty position: far from done when the flag goes up.
             let board = random_position(&mut rng, 30);
-            let mut endgame = EndgameSolver::new(16);
-            endgame.set_threads(threads);
+            let mut endgame = EndgameSolver::new(&SearchConfig::new(16, threads).unwrap());
             solver.push(stop_latency(delay, |stop| {
                 let mut work = board.clone();
                 assert_eq!(endgame.solve(&mut work, SolveMode::Exact, stop), None);
@@ -123,16 +122,14 @@ fn the_midgame_and_the_solver_give_the_one_thread_answer_on_ffo_1_to_19() {
         ..SearchLimits::default()
     };
     let search = |threads: usize| {
-        let mut search = Search::new(16);
-        search.set_selectivity(None);
-        search.set_threads(threads);
-        search
+        Search::new(
+            SearchConfig::new(16, threads)
+                .unwrap()
+                .with_selectivity(None)
+                .unwrap(),
+        )
     };
-    let solver = |threads: usize| {
-        let mut solver = EndgameSolver::new(16);
-        solver.set_threads(threads);
-        solver
-    };
+    let solver = |threads: usize| EndgameSolver::new(&SearchConfig::new(16, threads).unwrap());
     // The two answers, and the nodes the helpers searched for them.
     let answers = |search: &mut Search, solver: &mut EndgameSolver, board: &Board| {
         let result = search.iterate(board, &midgame, &stop, &mut |_| {});

@@ -7,6 +7,7 @@ use common::positions::{minimax, random_position};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use tsuru_core::search::SearchConfig;
 
 use tsuru_core::board::{bits, Board, Color, Move};
 use tsuru_core::eval::bundle::Evaluator;
@@ -57,10 +58,16 @@ fn depth_limits(depth: u32) -> SearchLimits {
 }
 
 /// A searcher without selective cuts: its midgame scores are exact minimax values.
+/// One thread, full width: every midgame score is the minimax value at its depth.
+fn exact_config(hash_mb: usize) -> SearchConfig {
+    SearchConfig::new(hash_mb, 1)
+        .unwrap()
+        .with_selectivity(None)
+        .unwrap()
+}
+
 fn exact_search(hash_mb: usize) -> Search {
-    let mut search = Search::new(hash_mb);
-    search.set_selectivity(None);
-    search
+    Search::new(exact_config(hash_mb))
 }
 
 fn search_to(
@@ -105,7 +112,7 @@ fn iterations_go_through_even_depths_and_end_at_the_limit() {
         (9, vec![1, 2, 4, 6, 8, 9]),
     ] {
         let mut depths = Vec::new();
-        let mut search = Search::new(8);
+        let mut search = Search::new(SearchConfig::new(8, 1).unwrap());
         let result = search.iterate(
             &board,
             &depth_limits(limit),
@@ -122,8 +129,7 @@ fn iterations_go_through_even_depths_and_end_at_the_limit() {
 fn the_table_does_not_change_fixed_depth_scores() {
     let mut rng = Rng::new(37);
     let mut with = exact_search(8);
-    let mut without = exact_search(8);
-    without.set_table_enabled(false);
+    let mut without = Search::new(exact_config(8).without_table());
     for _ in 0..12 {
         let empties = 50 - rng.below(30) as u32;
         let board = random_position(&mut rng, empties);
@@ -155,7 +161,7 @@ fn a_stopped_search_returns_a_legal_move() {
             depth: None,
             ..SearchLimits::default()
         };
-        let mut search = Search::new(8);
+        let mut search = Search::new(SearchConfig::new(8, 1).unwrap());
         let result = search.iterate(&board, &limits, &stop, &mut |_| {});
         raiser.join().unwrap();
         assert!(board.is_legal(result.best), "{} in {board:?}", result.best);
@@ -166,7 +172,7 @@ fn a_stopped_search_returns_a_legal_move() {
 #[test]
 fn node_counts_are_deterministic() {
     let board = random_position(&mut Rng::new(43), 46);
-    let mut search = Search::new(8);
+    let mut search = Search::new(SearchConfig::new(8, 1).unwrap());
     let first = search_to(&mut search, &board, &depth_limits(8));
     search.clear();
     let second = search_to(&mut search, &board, &depth_limits(8));
@@ -181,8 +187,12 @@ fn node_counts_are_deterministic() {
 #[test]
 fn clearing_in_place_forgets_as_clearing_does() {
     let board = random_position(&mut Rng::new(44), 44);
-    let fresh = search_to(&mut Search::new(8), &board, &depth_limits(8));
-    let mut search = Search::new(8);
+    let fresh = search_to(
+        &mut Search::new(SearchConfig::new(8, 1).unwrap()),
+        &board,
+        &depth_limits(8),
+    );
+    let mut search = Search::new(SearchConfig::new(8, 1).unwrap());
     for clear_in_place in [false, true] {
         search_to(&mut search, &board, &depth_limits(9));
         let kept = search_to(&mut search, &board, &depth_limits(8));
@@ -246,7 +256,7 @@ fn multi_pv_lines_are_sorted_and_each_score_is_right() {
 #[test]
 fn endgame_roots_are_exact() {
     let mut rng = Rng::new(53);
-    let mut search = Search::new(8);
+    let mut search = Search::new(SearchConfig::new(8, 1).unwrap());
     let mut tested = 0;
     while tested < 60 {
         let empties = 9 - rng.below(9) as u32;
@@ -321,9 +331,13 @@ fn pass_and_game_over_roots() {
 #[test]
 fn tables_use_the_memory_asked_for() {
     for mb in [2, 16, 64] {
-        assert_eq!(Search::new(mb).table_bytes(), mb << 20, "{mb} MiB");
+        assert_eq!(
+            Search::new(SearchConfig::new(mb, 1).unwrap()).table_bytes(),
+            mb << 20,
+            "{mb} MiB"
+        );
     }
-    let odd = Search::new(48).table_bytes();
+    let odd = Search::new(SearchConfig::new(48, 1).unwrap()).table_bytes();
     assert!((24 << 20..=48 << 20).contains(&odd));
 }
 
@@ -354,7 +368,7 @@ fn bench_signature_is_the_same_twice() {
 #[test]
 fn probcut_prunes_and_stays_close_to_the_full_search() {
     let mut rng = Rng::new(59);
-    let mut selective = Search::new(8);
+    let mut selective = Search::new(SearchConfig::new(8, 1).unwrap());
     let mut full = exact_search(8);
     let (mut nodes_selective, mut nodes_full) = (0, 0);
     let (mut positions, mut same_move, mut error) = (0, 0, 0.0);
@@ -404,7 +418,7 @@ fn a_solve_reports_probable_passes_and_a_stopped_one_answers_with_the_last() {
     )
     .unwrap();
     let limits = SearchLimits::for_level(Level::new(14).unwrap());
-    let mut search = Search::new(16);
+    let mut search = Search::new(SearchConfig::new(16, 1).unwrap());
     let stop = AtomicBool::new(false);
     let mut depths = Vec::new();
     let result = search.iterate(&board, &limits, &stop, &mut |info| depths.push(info.depth));
@@ -436,7 +450,7 @@ fn a_solve_reports_probable_passes_and_a_stopped_one_answers_with_the_last() {
 #[test]
 fn a_node_limit_stops_midgame_searches_and_solves() {
     let mut rng = Rng::new(71);
-    let mut search = Search::new(16);
+    let mut search = Search::new(SearchConfig::new(16, 1).unwrap());
     let limit = 200_000;
     // Every few thousand nodes the limit is checked; a selective pass's shallow searches run
     // between checks, so allow that much over.
@@ -496,7 +510,7 @@ fn the_hard_deadline_stops_a_solve() {
         time: Some(budget),
         ..SearchLimits::for_level(Level::new(60).unwrap())
     };
-    let mut search = Search::new(16);
+    let mut search = Search::new(SearchConfig::new(16, 1).unwrap());
     let result = search_to(&mut search, &board, &limits);
     assert!(!result.completed);
     assert!(board.is_legal(result.best), "{} in {board:?}", result.best);
@@ -535,7 +549,7 @@ fn a_clock_too_short_for_a_solve_deepens_the_midgame_instead() {
         time: Some(budget),
         ..SearchLimits::for_level(Level::new(60).unwrap())
     };
-    let mut search = Search::new(16);
+    let mut search = Search::new(SearchConfig::new(16, 1).unwrap());
     let result = search_to(&mut search, &board, &limits);
     assert_eq!(result.depth, Depth::Plies(7));
     assert!(!result.completed);
@@ -597,12 +611,9 @@ fn principal_variations_are_legal_lines_as_deep_as_the_search() {
     };
     let searches = |selective: bool| {
         [1, 2].map(|threads| {
-            let mut search = Search::new(16);
-            search.set_threads(threads);
-            if !selective {
-                search.set_selectivity(None);
-            }
-            search
+            let config = SearchConfig::new(16, threads).unwrap();
+            let selectivity = selective.then_some(SearchConfig::DEFAULT_SELECTIVITY);
+            Search::new(config.with_selectivity(selectivity).unwrap())
         })
     };
     let [mut one, mut two] = searches(false);

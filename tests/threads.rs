@@ -10,6 +10,7 @@ mod common;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tsuru_core::search::SearchConfig;
 
 use common::positions::{random_position, score_of_final};
 use common::{Engine, TIMEOUT};
@@ -23,9 +24,7 @@ use tsuru_core::search::{Level, Search, SearchLimits};
 
 /// A solver on `threads` threads.
 fn solver(threads: usize) -> EndgameSolver {
-    let mut solver = EndgameSolver::new(64);
-    solver.set_threads(threads);
-    solver
+    EndgameSolver::new(&SearchConfig::new(64, threads).unwrap())
 }
 
 #[test]
@@ -184,15 +183,17 @@ fn parallel_full_width_midgame_searches_value_the_root_as_one_thread_does() {
     // split points (Young Brothers Wait) must give the same score as one thread.
     let mut rng = Rng::new(404);
     let stop = AtomicBool::new(false);
-    let mut one = Search::new(16);
-    one.set_selectivity(None);
+    let mut one = Search::new(
+        SearchConfig::new(16, 1)
+            .unwrap()
+            .with_selectivity(None)
+            .unwrap(),
+    );
     let mut many: Vec<(usize, Search)> = [2, 4]
         .into_iter()
         .map(|threads| {
-            let mut search = Search::new(16);
-            search.set_selectivity(None);
-            search.set_threads(threads);
-            (threads, search)
+            let config = SearchConfig::new(16, threads).unwrap();
+            (threads, Search::new(config.with_selectivity(None).unwrap()))
         })
         .collect();
     let mut helper_nodes = [0u64; 2];
@@ -237,8 +238,7 @@ fn parallel_searches_solve_endgames_as_one_thread_does() {
     let mut rng = Rng::new(77);
     let stop = AtomicBool::new(false);
     let mut one = solver(1);
-    let mut search = Search::new(64);
-    search.set_threads(4);
+    let mut search = Search::new(SearchConfig::new(64, 4).unwrap());
     for empties in [16, 18, 20] {
         let board = random_position(&mut rng, empties);
         let exact = one
@@ -283,8 +283,7 @@ fn a_parallel_search_grows_the_solver_table_for_a_large_solve() {
     let exact = solver(1)
         .solve(&mut board.clone(), SolveMode::Exact, &stop)
         .unwrap();
-    let mut search = Search::new(256);
-    search.set_threads(2);
+    let mut search = Search::new(SearchConfig::new(256, 2).unwrap());
     assert_eq!(search.solver_table_bytes(), 16 << 20);
     let limits = SearchLimits::for_level(Level::new(60).unwrap());
     let result = search.iterate(&board, &limits, &stop, &mut |_| {});
@@ -304,8 +303,7 @@ fn a_stopped_parallel_search_answers_promptly_with_a_legal_move() {
     let mut rng = Rng::new(5);
     for (empties, delay) in [(40, 5), (40, 60), (24, 30), (24, 200)] {
         let board = random_position(&mut rng, empties);
-        let mut search = Search::new(16);
-        search.set_threads(4);
+        let mut search = Search::new(SearchConfig::new(16, 4).unwrap());
         let stop = Arc::new(AtomicBool::new(false));
         let raiser = {
             let stop = Arc::clone(&stop);

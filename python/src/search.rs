@@ -10,22 +10,13 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 use tsuru_core::board::Board;
-use tsuru_core::config::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
 use tsuru_core::eval::{EvalBundle, Evaluation};
-use tsuru_core::search::time::{saturating_seconds, Clock, TimeBudget};
-use tsuru_core::search::{Depth, Level, PvLine, Search, SearchLimits, SearchResult};
+use tsuru_core::search::time::{saturating_seconds, Clock};
+use tsuru_core::search::{
+    Depth, Level, PvLine, Search, SearchConfig, SearchLimits, SearchRequest, SearchResult,
+};
 
 use crate::board::{move_number, PyBoard};
-
-/// The level a search gets when it is given no `level` or `depth`: the engine's default,
-/// or the highest when a clock bounds the search instead.
-fn default_level(timed: bool) -> Level {
-    if timed {
-        Level::new(Level::MAX).expect("in range")
-    } else {
-        Level::DEFAULT
-    }
-}
 
 /// A flag that stops the searches it is given (``search(..., stop=flag)``) when set from
 /// another thread.
@@ -182,7 +173,9 @@ fn seconds(name: &str, value: f64) -> PyResult<Duration> {
     Ok(saturating_seconds(value))
 }
 
-/// The limits of one request, checked.
+/// The limits of one request, checked: the request is the engine's ([`SearchRequest`]), so
+/// a level, a time a move or a game clock, and the default level when none is given follow
+/// the session's rules; only the keyword arguments' checks are Python's.
 #[allow(clippy::too_many_arguments)]
 fn limits(
     board: &Board,
@@ -199,41 +192,38 @@ fn limits(
             "give either time (a move) or clock (the game), not both",
         ));
     }
-    let budget = match (time, clock) {
-        (Some(time), _) => Some(TimeBudget::per_move(seconds("time", time)?)),
-        (None, Some(left)) => TimeBudget::for_clock(
-            &Clock::SuddenDeath {
-                left: seconds("clock", left)?,
-                increment: seconds("increment", increment)?,
-            },
-            board.empties(),
-        ),
-        (None, None) => None,
+    let clock = match (time, clock) {
+        (Some(time), _) => Clock::PerMove(seconds("time", time)?),
+        (None, Some(left)) => Clock::SuddenDeath {
+            left: seconds("clock", left)?,
+            increment: seconds("increment", increment)?,
+        },
+        (None, None) => Clock::Unlimited,
     };
-    let level = match level {
-        None => default_level(budget.is_some()),
-        Some(n) => Level::new(n).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "the level (depth) must be between {} and {}, not {n}",
-                Level::MIN,
-                Level::MAX
-            ))
-        })?,
-    };
+    let level = level
+        .map(|n| {
+            Level::new(n).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "the level (depth) must be between {} and {}, not {n}",
+                    Level::MIN,
+                    Level::MAX
+                ))
+            })
+        })
+        .transpose()?;
     if multipv == 0 {
         return Err(PyValueError::new_err("multipv must be at least 1"));
     }
-    let mut limits = SearchLimits {
-        time: budget,
+    let request = SearchRequest {
+        level,
+        clock,
         nodes,
         multi_pv: multipv,
-        ..SearchLimits::for_level(level)
+        midgame_only: !endgame,
     };
-    if !endgame {
-        limits.exact_empties = 0;
-        limits.wld_empties = 0;
-    }
-    Ok(limits)
+    request
+        .limits(board.empties())
+        .map_err(|err| PyValueError::new_err(format!("{err:#}")))
 }
 
 /// The limits of an exact (or win/loss/draw) solve: the whole game, any depth.
@@ -301,7 +291,7 @@ fn lock<T>(mutex: &Mutex<T>) -> PyResult<std::sync::MutexGuard<'_, T>> {
 #[pymethods]
 impl Searcher {
     #[new]
-    #[pyo3(signature = (hash_mb=DEFAULT_HASH_MB, threads=1, eval_file=None))]
+    #[pyo3(signature = (hash_mb=SearchConfig::DEFAULT_HASH_MB, threads=1, eval_file=None))]
     fn new(
         py: Python<'_>,
         hash_mb: usize,
@@ -309,14 +299,16 @@ impl Searcher {
         eval_file: Option<&str>,
     ) -> PyResult<Searcher> {
         // The engine's limits (`--hash`, `--threads`), not copies of them.
-        if !(1..=MAX_HASH_MB).contains(&hash_mb) {
+        if !(1..=SearchConfig::MAX_HASH_MB).contains(&hash_mb) {
             return Err(PyValueError::new_err(format!(
-                "hash_mb must be between 1 and {MAX_HASH_MB}, not {hash_mb}"
+                "hash_mb must be between 1 and {}, not {hash_mb}",
+                SearchConfig::MAX_HASH_MB
             )));
         }
-        if !(1..=MAX_THREADS).contains(&threads) {
+        if !(1..=SearchConfig::MAX_THREADS).contains(&threads) {
             return Err(PyValueError::new_err(format!(
-                "threads must be between 1 and {MAX_THREADS}, not {threads}"
+                "threads must be between 1 and {}, not {threads}",
+                SearchConfig::MAX_THREADS
             )));
         }
         let bundle = match eval_file {
@@ -324,12 +316,11 @@ impl Searcher {
             Some(path) => EvalBundle::from_file(path)
                 .map_err(|err| PyValueError::new_err(format!("{err:#}")))?,
         };
-        let search = py.detach(move || {
-            let mut search = Search::new(hash_mb);
-            search.set_threads(threads);
-            search.set_evaluation(bundle);
-            search
-        });
+        // Checked above with the keyword arguments' names; SearchConfig checks the same ranges.
+        let config = SearchConfig::new(hash_mb, threads)
+            .map_err(|err| PyValueError::new_err(format!("{err:#}")))?
+            .with_eval(bundle);
+        let search = py.detach(move || Search::new(config));
         Ok(Searcher {
             search: Mutex::new(search),
             stop: Mutex::new(Arc::new(AtomicBool::new(false))),

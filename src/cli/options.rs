@@ -346,7 +346,7 @@ mod tests {
         let hash = OPTIONS.iter().find(|o| o.names == ["--hash"]).unwrap();
         assert_eq!(
             hash.default,
-            tsuru_core::config::DEFAULT_HASH_MB.to_string()
+            tsuru_core::search::SearchConfig::DEFAULT_HASH_MB.to_string()
         );
     }
 

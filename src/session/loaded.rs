@@ -7,6 +7,7 @@
 //! starts from the values read here instead of reading the files again.
 
 use std::path::PathBuf;
+use tsuru_core::search::SearchConfig;
 
 use anyhow::{Context, Result};
 
@@ -18,8 +19,9 @@ use tsuru_core::eval::EvalBundle;
 pub struct Loaded {
     /// The settings as the command line gave them.
     pub config: Config,
-    /// The evaluation [`Config::eval`] names, built.
-    pub eval: EvalBundle,
+    /// The search the settings describe (`--hash`, `--threads`, `--probcut`), checked, with
+    /// the evaluation [`Config::eval`] names built.
+    pub search: SearchConfig,
     /// The opening book, if any.
     pub book: Option<Book>,
     /// The file `learn` writes the book to, if any.
@@ -32,7 +34,9 @@ impl Loaded {
     /// are errors naming their option; the per-user book's troubles are logged instead
     /// ([`tsuru_core::book::user::for_session`]), as the engine plays on without it.
     pub fn load(config: Config) -> Result<Loaded> {
-        let eval = build_eval(&config.eval)?;
+        let search = SearchConfig::new(config.hash_mb, config.threads)?
+            .with_selectivity(config.selectivity)?
+            .with_eval(build_eval(&config.eval)?);
         let (book, book_path) = match &config.book {
             BookSetting::Off => (None, None),
             BookSetting::Shipped => tsuru_core::book::user::for_session(),
@@ -43,7 +47,7 @@ impl Loaded {
         };
         Ok(Loaded {
             config,
-            eval,
+            search,
             book,
             book_path,
         })

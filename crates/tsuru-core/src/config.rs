@@ -12,17 +12,18 @@ use std::time::Duration;
 
 pub use level::Level;
 
-/// The engine's transposition-table size in MiB unless `--hash` says otherwise (tools that
+/// The engine's transposition-table size in MiB unless `--hash` says otherwise (public as
+/// [`crate::search::SearchConfig::DEFAULT_HASH_MB`], like the other limits here) (tools that
 /// need another name theirs for what it is, such as `tsuru solve`'s `SOLVER_HASH_MB`).
-pub const DEFAULT_HASH_MB: usize = 64;
+pub(crate) const DEFAULT_HASH_MB: usize = 64;
 
 /// The largest table `--hash` takes, MiB: 64 GiB, more than any machine the engine meets
 /// gives one process, so it only guards against a typo.
-pub const MAX_HASH_MB: usize = 65536;
+pub(crate) const MAX_HASH_MB: usize = 65536;
 
 /// Most search threads `--threads` takes: far beyond any machine the engine meets, it only
 /// guards against a typo starting thousands of threads.
-pub const MAX_THREADS: usize = 512;
+pub(crate) const MAX_THREADS: usize = 512;
 
 /// The default thread count: every core the system offers
 /// (`std::thread::available_parallelism`; one where it cannot tell), at most [`MAX_THREADS`].
@@ -94,9 +95,9 @@ pub enum EvalChoice {
     V1,
 }
 
-/// The Multi-ProbCut confidence factor the engine plays with (`crate::eval::probcut`
-/// re-exports it with the statistics).
-pub const DEFAULT_CONFIDENCE: f32 = 1.1;
+/// The Multi-ProbCut confidence factor the engine plays with (public as
+/// [`crate::search::SearchConfig::DEFAULT_SELECTIVITY`]).
+pub(crate) const DEFAULT_CONFIDENCE: f32 = 1.1;
 
 /// Settings given on the command line.
 #[derive(Clone, Debug, PartialEq)]

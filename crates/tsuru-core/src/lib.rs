@@ -50,10 +50,10 @@
 //! ```
 //! use std::sync::atomic::AtomicBool;
 //! use tsuru_core::board::{notation, Board};
-//! use tsuru_core::search::{Depth, Level, Search, SearchLimits};
+//! use tsuru_core::search::{Depth, Level, Search, SearchConfig, SearchLimits};
 //!
-//! let mut search = Search::new(16); // transposition table of 16 MiB
-//! search.set_threads(1);
+//! // Tables of 16 MiB, one thread; SearchConfig::new checks both against their ranges.
+//! let mut search = Search::new(SearchConfig::new(16, 1).unwrap());
 //! let stop = AtomicBool::new(false); // set it from another thread to stop the search
 //! let limits = SearchLimits::for_level(Level::new(6).unwrap());
 //! let result = search.iterate(&Board::start(), &limits, &stop, &mut |_| {});
@@ -78,10 +78,9 @@
 //! use std::sync::atomic::{AtomicBool, Ordering};
 //! use std::time::{Duration, Instant};
 //! use tsuru_core::board::{notation, Board, Color};
-//! use tsuru_core::search::{Depth, Level, Search, SearchLimits, TimeBudget};
+//! use tsuru_core::search::{Depth, Level, Search, SearchConfig, SearchLimits, TimeBudget};
 //!
-//! let mut search = Search::new(16);
-//! search.set_threads(1);
+//! let mut search = Search::new(SearchConfig::new(16, 1).unwrap());
 //! let never = AtomicBool::new(false);
 //! let ffo1 = notation::parse_board(
 //!     "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X",

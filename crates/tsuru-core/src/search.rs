@@ -21,7 +21,7 @@
 //! completed iteration, or a legal move if none completed (a pass only when passing is
 //! forced).
 //!
-//! Threads ([`Search::set_threads`]; one by default, exactly the single-threaded search): the
+//! Threads ([`SearchConfig::threads`]; one by default, exactly the single-threaded search): the
 //! midgame iterations run by Young Brothers Wait. This thread deepens, reports and answers as
 //! it would alone; at a node of at least [`SPLIT_MIN_DEPTH`] plies left whose first move has
 //! been searched, while a helper is idle, the remaining moves become a split point (the
@@ -33,11 +33,12 @@
 //! is completed from the table's best moves past a move searched at a split point (and past
 //! a node cut by the table, on any thread count). The node counts are every thread's. The
 //! endgame solve that follows is split among the threads the same way
-//! ([`EndgameSolver::set_threads`]), with the same exact results. Nodes handed to the solver
+//! ([`SearchConfig::threads`] too), with the same exact results. Nodes handed to the solver
 //! inside the midgame tree are solved by the thread that reached them.
 
 mod alphabeta;
 mod buckets;
+pub mod config;
 pub mod endgame;
 pub mod eval_cache;
 pub mod ordering;
@@ -57,9 +58,10 @@ use crate::board::{Board, Move};
 pub use crate::config::Level;
 use crate::eval::{EvalBundle, Evaluation};
 use crate::score::Score;
+pub use config::SearchConfig;
 use endgame::{EndgameSolver, SolveMode};
 use eval_cache::EvalCache;
-pub use time::{LiveBudget, TimeBudget};
+pub use time::{Clock, LiveBudget, TimeBudget};
 use tt::TranspositionTable;
 
 /// Nodes between two midgame polls of the stop check (flag, deadline, node limit).
@@ -120,6 +122,79 @@ impl SearchLimits {
             exact_empties: level.exact_empties(),
             wld_empties: level.wld_empties(),
         }
+    }
+
+    /// A midgame search of `depth` plies and nothing else: never exact or win/loss/draw at
+    /// the root (the solver still answers the nodes whose depth covers their empties). The
+    /// fixed-depth searches of the tools (bench, ProbCut statistics, search labels, the
+    /// self-play players) take this.
+    pub fn midgame(depth: u32) -> SearchLimits {
+        SearchLimits {
+            depth: Some(depth),
+            exact_empties: 0,
+            wld_empties: 0,
+            ..SearchLimits::default()
+        }
+    }
+}
+
+/// What one search is asked for, as the engine's session, the tools and Python take it: a
+/// level, a clock, a node limit, how many best moves, and whether the root may be solved.
+/// [`SearchRequest::limits`] turns it into the [`SearchLimits`] of a position, with the
+/// same rules wherever the request comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchRequest {
+    /// The level: midgame depth and the endgame thresholds. `None`: the deepest level when
+    /// the clock bounds the search, else [`Level::DEFAULT`].
+    pub level: Option<Level>,
+    /// The clock the search spends from ([`Clock::Unlimited`]: the level alone bounds it).
+    pub clock: Clock,
+    /// A node limit (`None`: none).
+    pub nodes: Option<u64>,
+    /// How many best moves to report with valid scores (at least 1).
+    pub multi_pv: usize,
+    /// The midgame search only: never exact or win/loss/draw at the root.
+    pub midgame_only: bool,
+}
+
+impl Default for SearchRequest {
+    /// The default level, no clock, no node limit, the best move only, solving allowed.
+    fn default() -> SearchRequest {
+        SearchRequest {
+            level: None,
+            clock: Clock::Unlimited,
+            nodes: None,
+            multi_pv: 1,
+            midgame_only: false,
+        }
+    }
+}
+
+impl SearchRequest {
+    /// The limits of this request for a position of `empties` empty squares: the level's
+    /// depth and thresholds, the clock's budget for this move ([`TimeBudget::for_clock`]),
+    /// the node limit and the multi-PV count. Errors when `multi_pv` is 0.
+    pub fn limits(&self, empties: u32) -> anyhow::Result<SearchLimits> {
+        if self.multi_pv == 0 {
+            anyhow::bail!("the number of best moves (multi-PV) must be at least 1");
+        }
+        let time = TimeBudget::for_clock(&self.clock, empties);
+        let level = self.level.unwrap_or(if time.is_some() {
+            Level::new(Level::MAX).expect("the deepest level is a level")
+        } else {
+            Level::DEFAULT
+        });
+        let mut limits = SearchLimits {
+            time,
+            nodes: self.nodes,
+            multi_pv: self.multi_pv,
+            ..SearchLimits::for_level(level)
+        };
+        if self.midgame_only {
+            limits.exact_empties = 0;
+            limits.wld_empties = 0;
+        }
+        Ok(limits)
     }
 }
 
@@ -187,7 +262,7 @@ pub struct SearchResult {
 pub struct Search {
     tt: Arc<TranspositionTable<Score>>,
     solver: EndgameSolver,
-    /// Threads a search uses, this one included ([`Search::set_threads`]).
+    /// Threads a search uses, this one included ([`SearchConfig::threads`]).
     threads: usize,
     /// The running node counts of the midgame threads, one slot a thread.
     counts: Arc<NodeCounts>,
@@ -209,21 +284,28 @@ pub struct Search {
 }
 
 impl Search {
-    /// A searcher whose tables use `hash_mb` MiB in all, half for the midgame table and half
-    /// for the solver's, with the shipped evaluation bundle ([`EvalBundle::shipped`]). Tables
-    /// hold a power-of-two number of buckets, so a power-of-two size (such as the default 64)
-    /// is used exactly; other sizes round down.
-    pub fn new(hash_mb: usize) -> Search {
-        let hash_mb = hash_mb.max(2);
+    /// A searcher set up by `config`: tables of `config.hash_mb()` MiB in all, half for the
+    /// midgame table and half for the solver's (a power-of-two size, such as the default 64,
+    /// is used exactly; other sizes round down), `config.threads()` threads for the midgame
+    /// search and the solver alike (with one, the search is exactly the single-threaded one),
+    /// its evaluation for both, its selectivity and evaluation cache.
+    pub fn new(config: SearchConfig) -> Search {
+        let hash_mb = config.hash_mb().max(2);
+        let threads = config.threads();
+        let solver_config = SearchConfig::new(hash_mb - hash_mb / 2, threads)
+            .expect("half of a table in range is in range")
+            .with_eval(config.eval().clone());
+        let tt = Arc::new(TranspositionTable::new(hash_mb / 2));
+        tt.prepare_for_threads(threads);
         Search {
-            tt: Arc::new(TranspositionTable::new(hash_mb / 2)),
-            solver: EndgameSolver::new(hash_mb - hash_mb / 2),
-            threads: 1,
-            counts: Arc::new(NodeCounts::new(1)),
-            bundle: EvalBundle::shipped(),
-            eval_cache: EvalCache::new(eval_cache::DEFAULT_BITS),
-            use_table: true,
-            selectivity: Some(crate::eval::probcut::DEFAULT_CONFIDENCE),
+            tt,
+            solver: EndgameSolver::new(&solver_config),
+            threads,
+            counts: Arc::new(NodeCounts::new(threads)),
+            eval_cache: EvalCache::new(config.eval_cache_bits()),
+            use_table: config.table(),
+            selectivity: config.selectivity(),
+            bundle: config.eval().clone(),
             core: ThreadContext::new(POLL_INTERVAL),
             started: Instant::now(),
             live: None,
@@ -266,48 +348,11 @@ impl Search {
         self.solver.clear();
     }
 
-    /// Searches on `threads` threads (at least 1), the midgame and the endgame solver alike
-    /// (see the module doc). With one thread the search is exactly the single-threaded one.
-    pub fn set_threads(&mut self, threads: usize) {
-        self.threads = threads.max(1);
-        self.counts = Arc::new(NodeCounts::new(self.threads));
-        self.solver.set_threads(self.threads);
-        self.tt.prepare_for_threads(self.threads);
-    }
-
     /// The midgame node counts of the search's threads, one slot a thread (this one first):
     /// running counts while a search runs, exact totals once it is done; reset when a search
     /// starts.
     pub fn progress(&self) -> Arc<NodeCounts> {
         Arc::clone(&self.counts)
-    }
-
-    /// Turns the midgame transposition table on or off (for tests and measurements).
-    pub fn set_table_enabled(&mut self, enabled: bool) {
-        self.use_table = enabled;
-    }
-
-    /// Sets the Multi-ProbCut confidence factor ([`crate::eval::probcut`]): `None` searches every move to
-    /// full depth (every midgame score is then the exact minimax value at its depth); the
-    /// default is [`crate::eval::probcut::DEFAULT_CONFIDENCE`]. Searches whose depth covers the empties
-    /// never cut selectively.
-    pub fn set_selectivity(&mut self, confidence: Option<f32>) {
-        self.selectivity = confidence.filter(|t| t.is_finite() && *t > 0.0);
-    }
-
-    /// Replaces the evaluation bundle, for the midgame search and the solver alike: without
-    /// midgame statistics the search runs without Multi-ProbCut, without endgame statistics
-    /// the solver solves without selective passes.
-    pub fn set_evaluation(&mut self, bundle: EvalBundle) {
-        self.solver.set_evaluation(bundle.clone());
-        self.bundle = bundle;
-        self.eval_cache.clear();
-    }
-
-    /// Gives each search thread an evaluation cache of `2^bits` entries ([`eval_cache`]), or
-    /// none with `bits == 0` (for measurements: the search's results are the same either way).
-    pub fn set_eval_cache(&mut self, bits: u32) {
-        self.eval_cache = EvalCache::new(bits);
     }
 
     /// The static evaluation of a position (for tools and tests).
@@ -682,6 +727,61 @@ mod tests {
     use crate::rng::Rng;
     use crate::score::Discs;
 
+    #[test]
+    fn a_request_becomes_the_same_limits_wherever_it_comes_from() {
+        let level = |n| Level::new(n).unwrap();
+        // No level and no clock: the default level, to its depth and thresholds.
+        let plain = SearchRequest::default().limits(40).unwrap();
+        assert_eq!(plain, SearchLimits::for_level(Level::DEFAULT));
+        // A clock and no level: the deepest level, bounded by the clock's budget.
+        let move_time = Duration::from_millis(300);
+        let timed = SearchRequest {
+            clock: Clock::PerMove(move_time),
+            ..SearchRequest::default()
+        }
+        .limits(40)
+        .unwrap();
+        assert_eq!(timed.depth, Some(Level::MAX));
+        assert_eq!(timed.time, Some(TimeBudget::per_move(move_time)));
+        // A level with a game clock: the level's depth, the time manager's budget.
+        let clock = Clock::SuddenDeath {
+            left: Duration::from_secs(60),
+            increment: Duration::ZERO,
+        };
+        let game = SearchRequest {
+            level: Some(level(8)),
+            clock,
+            nodes: Some(1000),
+            multi_pv: 3,
+            midgame_only: false,
+        }
+        .limits(30)
+        .unwrap();
+        assert_eq!(
+            game,
+            SearchLimits {
+                time: TimeBudget::for_clock(&clock, 30),
+                nodes: Some(1000),
+                multi_pv: 3,
+                ..SearchLimits::for_level(level(8))
+            }
+        );
+        // Midgame only: the level's depth and no solving at the root.
+        let midgame = SearchRequest {
+            level: Some(level(10)),
+            midgame_only: true,
+            ..SearchRequest::default()
+        }
+        .limits(20)
+        .unwrap();
+        assert_eq!(midgame, SearchLimits::midgame(10));
+        let none = SearchRequest {
+            multi_pv: 0,
+            ..SearchRequest::default()
+        };
+        assert!(none.limits(20).is_err());
+    }
+
     /// Plain minimax of the final disc difference for the side to move (a pass is a ply).
     fn minimax(board: &mut Board) -> Discs {
         if board.is_game_over() {
@@ -741,8 +841,7 @@ mod tests {
     #[test]
     fn solves_exactly_within_the_levels_empties() {
         let mut rng = Rng::new(60);
-        let mut search = Search::new(4);
-        search.set_threads(1);
+        let mut search = Search::new(crate::search::SearchConfig::new(4, 1).unwrap());
         let mut solved = 0;
         while solved < 25 {
             let empties = 6 + rng.below(4) as u32;
@@ -768,8 +867,7 @@ mod tests {
     #[test]
     fn win_loss_draw_gives_the_sign() {
         let mut rng = Rng::new(61);
-        let mut search = Search::new(4);
-        search.set_threads(1);
+        let mut search = Search::new(crate::search::SearchConfig::new(4, 1).unwrap());
         let mut proven = 0;
         while proven < 15 {
             let Some(mut board) = random_board(&mut rng, 10) else {
@@ -796,8 +894,7 @@ mod tests {
             &notation::parse_transcript("f5d6c3d3c4").unwrap(),
         )
         .unwrap();
-        let mut search = Search::new(4);
-        search.set_threads(1);
+        let mut search = Search::new(crate::search::SearchConfig::new(4, 1).unwrap());
         let limits = SearchLimits {
             multi_pv: 3,
             ..level(8)
@@ -826,8 +923,7 @@ mod tests {
 
     #[test]
     fn finished_games_and_forced_passes() {
-        let mut search = Search::new(4);
-        search.set_threads(1);
+        let mut search = Search::new(crate::search::SearchConfig::new(4, 1).unwrap());
         // A wipe-out: Black has every disc and the game is over.
         let mut over = Board::start();
         notation::play_moves(
@@ -860,8 +956,7 @@ mod tests {
     fn a_node_limit_stops_the_search() {
         let mut rng = Rng::new(62);
         let board = random_board(&mut rng, 40).unwrap();
-        let mut search = Search::new(4);
-        search.set_threads(1);
+        let mut search = Search::new(crate::search::SearchConfig::new(4, 1).unwrap());
         let limits = SearchLimits {
             nodes: Some(20_000),
             ..level(60)
@@ -876,8 +971,7 @@ mod tests {
     fn a_solve_that_cannot_finish_in_time_is_not_started() {
         let mut rng = Rng::new(63);
         let board = random_board(&mut rng, 30).unwrap();
-        let mut search = Search::new(4);
-        search.set_threads(1);
+        let mut search = Search::new(crate::search::SearchConfig::new(4, 1).unwrap());
         let budget = TimeBudget::per_move(Duration::from_millis(50));
         assert!(!budget.affords_solve(30));
         let limits = SearchLimits {
@@ -898,8 +992,7 @@ mod tests {
     fn a_pondering_search_waits_for_its_budget() {
         let mut rng = Rng::new(64);
         let board = random_board(&mut rng, 36).unwrap();
-        let mut search = Search::new(4);
-        search.set_threads(1);
+        let mut search = Search::new(crate::search::SearchConfig::new(4, 1).unwrap());
         let live = Arc::new(LiveBudget::new());
         let limits = SearchLimits {
             time: Some(TimeBudget::per_move(Duration::from_millis(30))),

@@ -127,7 +127,8 @@ mod tests {
 
     #[test]
     fn the_hash_defaults_the_help_states_are_the_ones_used() {
-        use tsuru_core::config::DEFAULT_HASH_MB;
+        use tsuru_core::search::SearchConfig;
+        const DEFAULT_HASH_MB: usize = SearchConfig::DEFAULT_HASH_MB;
         for (spec, mb) in [
             (&accuracy::SPEC, DEFAULT_HASH_MB),
             (&bench::SPEC, DEFAULT_HASH_MB),

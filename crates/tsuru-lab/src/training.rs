@@ -29,6 +29,7 @@ pub mod selfplay;
 pub mod shards;
 
 use std::sync::atomic::AtomicBool;
+use tsuru_core::search::SearchConfig;
 
 use crate::parallel::map_chunks;
 use games::Game;
@@ -168,15 +169,13 @@ pub fn search_values(
         .enumerate()
         .map(|(k, &start)| (start, starts.get(k + 1).copied().unwrap_or(positions.len())))
         .collect();
-    let limits = SearchLimits {
-        depth: Some(depth),
-        exact_empties: 0,
-        wld_empties: 0,
-        ..SearchLimits::default()
-    };
+    let limits = SearchLimits::midgame(depth);
     map_chunks(&games, threads, |chunk, games| {
-        let mut search = Search::new(2);
-        search.set_evaluation(eval.clone());
+        let mut search = Search::new(
+            SearchConfig::new(2, 1)
+                .expect("a fixed table and one thread are in range")
+                .with_eval(eval.clone()),
+        );
         let stop = AtomicBool::new(false);
         let mut out = Vec::new();
         for &(start, end) in games {
@@ -428,7 +427,7 @@ mod tests {
         // A whole game (always the lowest legal square) recorded with a wrong result: the
         // positions with 10 or fewer empties get their exact value instead.
         let game = lowest_square_game();
-        let mut solver = EndgameSolver::new(1);
+        let mut solver = EndgameSolver::new(&tsuru_core::search::SearchConfig::new(1, 1).unwrap());
         let mut out = Vec::new();
         label_game(&game, 10, Some(&mut solver), &mut out);
         let stop = AtomicBool::new(false);
@@ -438,9 +437,10 @@ mod tests {
         for position in &out[1..] {
             let mut board = position.board().unwrap();
             if position.empties() <= 10 {
-                let value = EndgameSolver::new(1)
-                    .search(&mut board, -Discs::MAX, Discs::MAX, &stop)
-                    .unwrap();
+                let value =
+                    EndgameSolver::new(&tsuru_core::search::SearchConfig::new(1, 1).unwrap())
+                        .search(&mut board, -Discs::MAX, Discs::MAX, &stop)
+                        .unwrap();
                 assert_eq!(i32::from(position.label), value.get());
                 solved += 1;
             } else {
@@ -544,9 +544,10 @@ mod tests {
         for (position, &value) in positions.iter().zip(&values) {
             if position.empties() <= 6 {
                 let mut board = position.board().unwrap();
-                let exact = EndgameSolver::new(1)
-                    .search(&mut board, -Discs::MAX, Discs::MAX, &stop)
-                    .unwrap();
+                let exact =
+                    EndgameSolver::new(&tsuru_core::search::SearchConfig::new(1, 1).unwrap())
+                        .search(&mut board, -Discs::MAX, Discs::MAX, &stop)
+                        .unwrap();
                 assert_eq!(
                     i32::from(value),
                     exact.get(),

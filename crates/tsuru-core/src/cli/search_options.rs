@@ -13,8 +13,9 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 
-use crate::config::{Level, MAX_HASH_MB, MAX_THREADS};
+use crate::config::Level;
 use crate::eval::{EvalBundle, EvalChoice};
+use crate::search::SearchConfig;
 
 /// One shared option: its flag, the name of its value and what it does (each command adds its
 /// default).
@@ -65,20 +66,26 @@ fn number<T: std::str::FromStr>(text: &str, what: &str) -> Result<T> {
         .map_err(|_| anyhow!("{what} must be a number, not {text:?}"))
 }
 
-/// `--threads`' value: 1 to [`MAX_THREADS`].
+/// `--threads`' value: 1 to [`SearchConfig::MAX_THREADS`].
 pub fn threads(text: &str) -> Result<usize> {
     let threads: usize = number(text, "the thread count")?;
-    if !(1..=MAX_THREADS).contains(&threads) {
-        bail!("the thread count must be from 1 to {MAX_THREADS}");
+    if !(1..=SearchConfig::MAX_THREADS).contains(&threads) {
+        bail!(
+            "the thread count must be from 1 to {}",
+            SearchConfig::MAX_THREADS
+        );
     }
     Ok(threads)
 }
 
-/// `--hash`'s value in MiB: 1 to [`MAX_HASH_MB`].
+/// `--hash`'s value in MiB: 1 to [`SearchConfig::MAX_HASH_MB`].
 pub fn hash_mb(text: &str) -> Result<usize> {
     let mb: usize = number(text, "the hash size")?;
-    if !(1..=MAX_HASH_MB).contains(&mb) {
-        bail!("the hash size must be between 1 and {MAX_HASH_MB} MiB");
+    if !(1..=SearchConfig::MAX_HASH_MB).contains(&mb) {
+        bail!(
+            "the hash size must be between 1 and {} MiB",
+            SearchConfig::MAX_HASH_MB
+        );
     }
     Ok(mb)
 }
@@ -142,6 +149,12 @@ impl SearchOptions {
         Ok(())
     }
 
+    /// The search these options set up: `--threads` threads, `--hash`'s tables and
+    /// `--eval-file`'s evaluation (read now), with the default selectivity and cache.
+    pub fn config(&self) -> Result<SearchConfig> {
+        Ok(SearchConfig::new(self.hash_mb, self.threads)?.with_eval(self.eval()?))
+    }
+
     /// The evaluation bundle to search with: `--eval-file`'s weights and statistics, or the
     /// shipped ones.
     pub fn eval(&self) -> Result<EvalBundle> {
@@ -159,7 +172,10 @@ mod tests {
     #[test]
     fn values_are_checked_against_one_range() {
         assert_eq!(threads("1").unwrap(), 1);
-        assert_eq!(threads(&MAX_THREADS.to_string()).unwrap(), MAX_THREADS);
+        assert_eq!(
+            threads(&SearchConfig::MAX_THREADS.to_string()).unwrap(),
+            SearchConfig::MAX_THREADS
+        );
         assert_eq!(hash_mb("65536").unwrap(), 65536);
         assert_eq!(level("60").unwrap().get(), 60);
         assert_eq!(probcut("0").unwrap(), None);
@@ -200,8 +216,12 @@ mod tests {
 
     #[test]
     fn the_help_states_the_ranges_the_parsers_check() {
-        assert!(THREADS.help.ends_with(&format!("1-{MAX_THREADS}")));
-        assert!(HASH.help.ends_with(&format!("1-{MAX_HASH_MB}")));
+        assert!(THREADS
+            .help
+            .ends_with(&format!("1-{}", SearchConfig::MAX_THREADS)));
+        assert!(HASH
+            .help
+            .ends_with(&format!("1-{}", SearchConfig::MAX_HASH_MB)));
     }
 
     #[test]

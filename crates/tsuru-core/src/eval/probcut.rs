@@ -59,9 +59,6 @@ pub const FULL_WIDTH_DEPTH: u32 = 10;
 /// Largest depth with its own statistics; deeper searches use this depth's.
 pub const MAX_DEPTH: u32 = 20;
 
-/// The confidence factor the engine plays with: a default of the settings, defined with them.
-pub use crate::config::DEFAULT_CONFIDENCE;
-
 /// The confidence factor of the selective searches that measure the statistics of depths
 /// above [`FULL_WIDTH_DEPTH`] (`tsuru probcut`): the shipped statistics were measured at 1.25,
 /// the default before 1.1 won its match, and stay reproducible with it.

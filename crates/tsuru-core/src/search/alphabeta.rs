@@ -557,11 +557,13 @@ mod tests {
 
     /// A one-thread full-width searcher without a table: values are plain minimax values.
     fn full_width() -> Search {
-        let mut search = Search::new(1);
-        search.set_threads(1);
-        search.set_selectivity(None);
-        search.set_table_enabled(false);
-        search
+        Search::new(
+            crate::search::SearchConfig::new(1, 1)
+                .unwrap()
+                .with_selectivity(None)
+                .unwrap()
+                .without_table(),
+        )
     }
 
     fn discs(n: i32) -> Score {

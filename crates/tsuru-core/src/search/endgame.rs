@@ -56,7 +56,7 @@
 //! so its result is as exact as ever. The passes cut the nodes of the FFO solves by 15 to 48 %
 //! (docs/results.md), and the four of them give a GUI a probable answer early.
 //!
-//! **Threads** ([`EndgameSolver::set_threads`]; one by default). A root of at least
+//! **Threads** ([`SearchConfig::threads`]; one by default). A root of at least
 //! [`PARALLEL_MIN_EMPTIES`] empties is solved with helper threads by Young Brothers Wait:
 //! at a board node of at least [`SPLIT_MIN_EMPTIES`] empties whose first move has been
 //! searched alone, while a thread is idle, the remaining moves become a split point (see the
@@ -86,6 +86,7 @@ use super::buckets::Buckets;
 use super::ordering::{self, SQUARE_ORDER};
 use super::parallel::{SplitSearch, ThreadContext};
 use super::stop::{NodeCounts, StopCheck};
+use super::SearchConfig;
 use crate::board::bits::{self, BitView};
 use crate::board::{Board, Move, Square};
 use crate::eval::{EvalBundle, Evaluation};
@@ -181,11 +182,11 @@ const EXACT_TAG: u8 = SELECTIVE_TAG + SELECTIVE_LEVELS.len() as u8;
 const _: () = assert!(EXACT_TAG <= MAX_TAG);
 
 /// Nodes with at least this many empties may be split among threads (Young Brothers Wait,
-/// see [`EndgameSolver::set_threads`]) once their first move is searched.
+/// see [`SearchConfig::threads`]) once their first move is searched.
 pub const SPLIT_MIN_EMPTIES: u32 = 16;
 
 /// Roots with at least this many empties are solved on every thread
-/// ([`EndgameSolver::set_threads`]); smaller ones have no node to split.
+/// ([`SearchConfig::threads`]); smaller ones have no node to split.
 pub const PARALLEL_MIN_EMPTIES: u32 = SPLIT_MIN_EMPTIES;
 
 /// The table a solver starts with, MiB (less where its limit is less): at up to
@@ -340,14 +341,21 @@ const QUADRANTS: [u64; 4] = [
 ];
 
 impl EndgameSolver {
-    /// A solver whose table uses at most `hash_mb` MiB, with the shipped evaluation bundle.
-    /// The table is allocated at [`MIN_TABLE_MB`] (or `hash_mb` if less) and grows when a
-    /// root needs more ([`table_mb_for`]), so a short solve does not pay for mapping in memory
-    /// it would not use.
-    pub fn new(hash_mb: usize) -> EndgameSolver {
-        let limit = hash_mb.max(1);
+    /// A solver set up by `config`: its table uses at most `config.hash_mb()` MiB, it solves
+    /// on `config.threads()` threads (with one, exactly as the single-threaded solver does)
+    /// and its evaluation orders the moves and runs the shallow searches, with its endgame
+    /// statistics driving the selective passes (a bundle without them solves exactly at
+    /// once). The table is allocated at [`MIN_TABLE_MB`] (or the limit if less) and grows
+    /// when a root needs more ([`table_mb_for`]), so a short solve does not pay for mapping
+    /// in memory it would not use.
+    pub fn new(config: &SearchConfig) -> EndgameSolver {
+        let limit = config.hash_mb().max(1);
         let table = Arc::new(BoundTable::new(limit.min(MIN_TABLE_MB)));
-        EndgameSolver::with_table(table, limit, EvalBundle::shipped())
+        let mut solver = EndgameSolver::with_table(table, limit, config.eval().clone());
+        solver.threads = config.threads();
+        solver.counts = Arc::new(NodeCounts::new(solver.threads));
+        solver.tt.prepare_for_threads(solver.threads);
+        solver
     }
 
     /// A one-thread solver on `tt` (which may grow to `table_limit_mb` MiB) with `bundle`,
@@ -364,13 +372,6 @@ impl EndgameSolver {
             thread_table: thread_table::ThreadTable::new(),
             probcut_sample: None,
         }
-    }
-
-    /// Replaces the evaluation bundle: its evaluation orders the moves and runs the shallow
-    /// searches, its endgame statistics drive the selective passes (a bundle without them
-    /// solves exactly at once). A [`crate::search::Search`] gives its solver its own bundle.
-    pub fn set_evaluation(&mut self, bundle: EvalBundle) {
-        self.bundle = bundle;
     }
 
     /// Bytes the transposition table uses now.
@@ -404,15 +405,6 @@ impl EndgameSolver {
             .expect("no helper holds the table between searches")
             .clear();
         self.thread_table.clear();
-    }
-
-    /// Solves roots of at least [`PARALLEL_MIN_EMPTIES`] empties on `threads` threads (at
-    /// least 1): this one and helpers sharing the table and its split points (see the module
-    /// doc). With one thread the solver searches exactly as it always did.
-    pub fn set_threads(&mut self, threads: usize) {
-        self.threads = threads.max(1);
-        self.counts = Arc::new(NodeCounts::new(self.threads));
-        self.tt.prepare_for_threads(self.threads);
     }
 
     /// The running node counts of the threads of a root solve ([`EndgameSolver::solve`] and
@@ -693,7 +685,7 @@ mod tests {
     #[test]
     fn the_table_grows_with_the_root_up_to_its_limit() {
         const MIB: usize = 1 << 20;
-        let mut solver = EndgameSolver::new(1024);
+        let mut solver = EndgameSolver::new(&crate::search::SearchConfig::new(1024, 1).unwrap());
         assert_eq!(solver.table_bytes(), MIN_TABLE_MB * MIB);
         assert_eq!(solver.table_limit_bytes(), 1024 * MIB);
         solver.fit_table(SMALL_ROOT_EMPTIES);
@@ -707,14 +699,14 @@ mod tests {
         assert_eq!(solver.table_bytes(), 4 * MIN_TABLE_MB * MIB);
         solver.fit_table(60);
         assert_eq!(solver.table_bytes(), 1024 * MIB);
-        let mut small = EndgameSolver::new(4);
+        let mut small = EndgameSolver::new(&crate::search::SearchConfig::new(4, 1).unwrap());
         assert_eq!(small.table_bytes(), 4 * MIB);
         small.fit_table(40);
         assert_eq!(small.table_bytes(), 4 * MIB);
         // A solve grows it before it searches (the start position, 60 empties: stopped at
         // once, the table already at the limit of 32 MiB).
         let mut board = Board::start();
-        let mut solver = EndgameSolver::new(32);
+        let mut solver = EndgameSolver::new(&crate::search::SearchConfig::new(32, 1).unwrap());
         let stop = std::sync::atomic::AtomicBool::new(true);
         assert_eq!(solver.solve(&mut board, SolveMode::Exact, &stop), None);
         assert_eq!(solver.table_bytes(), 32 * MIB);
@@ -752,7 +744,7 @@ mod tests {
 
     #[test]
     fn tags_rank_selective_results_below_exact_ones() {
-        let mut solver = EndgameSolver::new(1);
+        let mut solver = EndgameSolver::new(&crate::search::SearchConfig::new(1, 1).unwrap());
         assert_eq!(solver.tag(30), EXACT_TAG);
         let mut last = 0;
         for level in 0..SELECTIVE_LEVELS.len() {

@@ -28,13 +28,13 @@
 
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
+use tsuru_core::search::SearchConfig;
 
 use anyhow::{bail, ensure, Context, Result};
 
 use tsuru_core::board::Move;
 use tsuru_core::cli::search_options::{self, SearchOptions, EVAL_FILE, HASH, THREADS};
 use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
-use tsuru_core::config::DEFAULT_HASH_MB;
 use tsuru_core::eval::EvalBundle;
 use tsuru_core::formats::obf::{self, ObfPosition};
 use tsuru_core::score::Discs;
@@ -217,11 +217,12 @@ pub fn run(args: &[String]) -> Result<()> {
     let text = std::fs::read_to_string(&options.file)
         .with_context(|| format!("reading {}", options.file))?;
     let positions = obf::parse_file(&text).with_context(|| format!("parsing {}", options.file))?;
-    let mut search = Search::new(options.hash_mb);
-    search.set_threads(options.threads);
     let described = describe_limits(&options);
-    search.set_evaluation(options.eval);
-    search.set_selectivity(options.selectivity);
+    let mut search = Search::new(
+        SearchConfig::new(options.hash_mb, options.threads)?
+            .with_eval(options.eval)
+            .with_selectivity(options.selectivity)?,
+    );
     let limits = SearchLimits {
         time: options.move_time.map(TimeBudget::per_move),
         nodes: options.nodes,
@@ -339,8 +340,8 @@ fn parse_args(args: &[String]) -> Result<Options> {
     let mut depth = None;
     let mut move_time = None;
     let mut nodes = None;
-    let mut search = SearchOptions::new(1, DEFAULT_HASH_MB);
-    let mut selectivity = Some(tsuru_core::eval::probcut::DEFAULT_CONFIDENCE);
+    let mut search = SearchOptions::new(1, SearchConfig::DEFAULT_HASH_MB);
+    let mut selectivity = Some(SearchConfig::DEFAULT_SELECTIVITY);
     let mut first = None;
     let mut last = None;
     let mut args = ToolArgs::from_spec(args, &SPEC);
@@ -508,8 +509,7 @@ mod tests {
     fn a_search_deep_enough_to_solve_answers_exactly() {
         // FFO #1 (14 empties) at level 10 (exact from 15 empties): the search is the solver.
         let position = position(LINE);
-        let mut search = Search::new(8);
-        search.set_threads(1);
+        let mut search = Search::new(tsuru_core::search::SearchConfig::new(8, 1).unwrap());
         let limits = SearchLimits::for_level(Level::new(10).unwrap());
         let result = search.iterate(
             &position.board,

@@ -17,7 +17,7 @@ use anyhow::{Context, Result};
 use tsuru_core::board::{notation, Board};
 use tsuru_core::cli::search_options::{SearchOptions, EVAL_FILE, HASH, THREADS};
 use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
-use tsuru_core::config::DEFAULT_HASH_MB;
+use tsuru_core::search::SearchConfig;
 use tsuru_core::search::{Search, SearchLimits};
 
 /// The bench positions: (name, how to reach it, midgame depth). Openings are transcripts from
@@ -78,7 +78,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 /// Runs the benchmark.
 pub fn run(args: &[String]) -> Result<()> {
     // One thread by default: the signature is then the same on every run.
-    let mut options = SearchOptions::new(1, DEFAULT_HASH_MB);
+    let mut options = SearchOptions::new(1, SearchConfig::DEFAULT_HASH_MB);
     let mut offset: i32 = 0;
     let mut cache_bits = tsuru_core::search::eval_cache::DEFAULT_BITS;
     let mut args = ToolArgs::from_spec(args, &SPEC);
@@ -104,12 +104,7 @@ pub fn run(args: &[String]) -> Result<()> {
             other => return Err(args.unexpected(other)),
         }
     }
-    let mut search = Search::new(options.hash_mb);
-    search.set_threads(options.threads);
-    search.set_eval_cache(cache_bits);
-    if options.eval_file.is_some() {
-        search.set_evaluation(options.eval()?);
-    }
+    let mut search = Search::new(options.config()?.with_eval_cache_bits(cache_bits)?);
     let stop = AtomicBool::new(false);
     let mut total_nodes = 0;
     let mut searching = 0.0;
@@ -118,13 +113,8 @@ pub fn run(args: &[String]) -> Result<()> {
         let depth = (depth as i32 + offset).max(1) as u32;
         // Zeroed outside the timed search (see `Search::clear_in_place`).
         search.clear_in_place();
-        let limits = SearchLimits {
-            depth: Some(depth),
-            // Midgame only: the bench measures the alpha-beta search, not the solver.
-            exact_empties: 0,
-            wld_empties: 0,
-            ..SearchLimits::default()
-        };
+        // Midgame only: the bench measures the alpha-beta search, not the solver.
+        let limits = SearchLimits::midgame(depth);
         let clock = Instant::now();
         let result = search.iterate(&board, &limits, &stop, &mut |_| {});
         let seconds = clock.elapsed().as_secs_f64();

@@ -22,6 +22,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+use tsuru_core::search::SearchConfig;
 
 use anyhow::{bail, ensure, Context, Result};
 
@@ -183,11 +184,12 @@ struct Options {
 impl Options {
     /// A search that values positions: `--hash`'s table, `--eval-file`'s evaluation.
     fn new_search(&self) -> Search {
-        let mut search = Search::new(self.search.hash_mb);
-        if let Some(eval) = &self.eval {
-            search.set_evaluation(eval.clone());
-        }
-        search
+        let config = SearchConfig::new(self.search.hash_mb, 1)
+            .expect("--hash was checked against the same range");
+        Search::new(match &self.eval {
+            Some(eval) => config.with_eval(eval.clone()),
+            None => config,
+        })
     }
 }
 

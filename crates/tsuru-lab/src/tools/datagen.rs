@@ -36,6 +36,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use tsuru_core::search::SearchConfig;
 
 use anyhow::{bail, ensure, Context, Result};
 
@@ -165,12 +166,13 @@ pub fn run(args: &[String]) -> Result<()> {
         .append(true)
         .open(&options.out)
         .with_context(|| format!("opening {}", options.out.display()))?;
-    let mut search = Search::new(options.search.hash_mb);
-    search.set_threads(options.search.threads);
-    search.set_evaluation(options.eval.clone());
-    let mut solver = EndgameSolver::new(options.search.hash_mb);
-    solver.set_threads(options.search.threads);
-    solver.set_evaluation(options.eval);
+    let mut search = Search::new(
+        SearchConfig::new(options.search.hash_mb, options.search.threads)?
+            .with_eval(options.eval.clone()),
+    );
+    let mut solver = EndgameSolver::new(
+        &SearchConfig::new(options.search.hash_mb, options.search.threads)?.with_eval(options.eval),
+    );
     // A shard plays its fixed list of indices; a whole run plays `--games` from its next one.
     let (total, todo): (u64, Box<dyn Iterator<Item = u64>>) = match options.config.shard {
         Some(run) => (run.len(), Box::new(run.indices().skip(done as usize))),

@@ -121,11 +121,7 @@ pub fn run(args: &[String]) -> Result<()> {
         }
         None => None,
     };
-    let mut solver = EndgameSolver::new(options.hash_mb);
-    solver.set_threads(options.threads);
-    if options.eval_file.is_some() {
-        solver.set_evaluation(options.eval()?);
-    }
+    let mut solver = EndgameSolver::new(&options.config()?);
     let stop = AtomicBool::new(false);
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     let started = Instant::now();

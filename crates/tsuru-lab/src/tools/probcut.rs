@@ -31,6 +31,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
+use tsuru_core::search::SearchConfig;
 
 use anyhow::{ensure, Context, Result};
 
@@ -342,18 +343,26 @@ fn choose_positions(games: &[crate::training::games::Game], count: usize, seed: 
 /// with the bundle's evaluation and no selectivity: the fixed-depth minimax values (checked
 /// against a plain negamax in tests/search.rs).
 pub fn depth_values(board: &Board, bundle: &EvalBundle) -> Vec<Score> {
-    let mut search = Search::new(8);
-    search.set_evaluation(bundle.clone());
-    search.set_selectivity(None);
+    let mut search = Search::new(
+        SearchConfig::new(8, 1)
+            .and_then(|config| config.with_eval(bundle.clone()).with_selectivity(None))
+            .expect("a fixed table, one thread and full width are in range"),
+    );
     values_to(&mut search, board, FULL_WIDTH_DEPTH)
 }
 
 /// The root value at every depth from 0 to `min(MAX_DEPTH, empties - 1)` of the selective
 /// search: the bundle's statistics at confidence [`MEASURE_CONFIDENCE`].
 pub fn selective_values(board: &Board, bundle: &EvalBundle) -> Vec<Score> {
-    let mut search = Search::new(32);
-    search.set_evaluation(bundle.clone());
-    search.set_selectivity(Some(MEASURE_CONFIDENCE));
+    let mut search = Search::new(
+        SearchConfig::new(32, 1)
+            .and_then(|config| {
+                config
+                    .with_eval(bundle.clone())
+                    .with_selectivity(Some(MEASURE_CONFIDENCE))
+            })
+            .expect("a fixed table, one thread and the measured confidence are in range"),
+    );
     values_to(&mut search, board, MAX_DEPTH)
 }
 
@@ -368,12 +377,7 @@ fn values_to(search: &mut Search, board: &Board, max: u32) -> Vec<Score> {
     let max = max.min(board.empties().saturating_sub(1));
     let stop = AtomicBool::new(false);
     for depth in 1..=max {
-        let limits = SearchLimits {
-            depth: Some(depth),
-            exact_empties: 0,
-            wld_empties: 0,
-            ..SearchLimits::default()
-        };
+        let limits = SearchLimits::midgame(depth);
         let mut value = None;
         search.iterate(board, &limits, &stop, &mut |info| {
             if info.depth == Depth::Plies(depth) {
@@ -408,9 +412,11 @@ fn run_endgame(
         &positions,
         options.threads,
         || {
-            let mut solver = EndgameSolver::new(1);
-            solver.set_evaluation(bundle.clone());
-            solver
+            EndgameSolver::new(
+                &SearchConfig::new(1, 1)
+                    .expect("a fixed table and one thread are in range")
+                    .with_eval(bundle.clone()),
+            )
         },
         |solver, (board, _)| {
             let mut board = board.clone();

@@ -18,6 +18,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
+use tsuru_core::search::SearchConfig;
 
 use anyhow::{ensure, Context, Result};
 
@@ -111,6 +112,7 @@ pub fn run(args: &[String]) -> Result<()> {
         .open(&out)
         .with_context(|| format!("opening {shown}"))?;
     let started = Instant::now();
+    let search_config = SearchConfig::new(search_options.hash_mb, 1)?.with_eval(eval.clone());
     let resumed_at = done;
     let batch = GAMES_PER_THREAD * threads;
     while done < games.len() {
@@ -118,11 +120,7 @@ pub fn run(args: &[String]) -> Result<()> {
         let scored: Vec<SelfPlayGame> = map_with_state(
             &games[done..end],
             threads,
-            || {
-                let mut search = Search::new(search_options.hash_mb);
-                search.set_evaluation(eval.clone());
-                search
-            },
+            || Search::new(search_config.clone()),
             |search, game| rescore_game(game, config.depth, search),
         );
         let lines: String = scored

@@ -96,11 +96,7 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     let mut rescored = String::new();
 
-    let mut solver = EndgameSolver::new(options.hash_mb);
-    solver.set_threads(options.threads);
-    if options.eval_file.is_some() {
-        solver.set_evaluation(options.eval()?);
-    }
+    let mut solver = EndgameSolver::new(&options.config()?);
     let stop = AtomicBool::new(false);
     let (mut wrong_moves, mut wrong_scores, mut total_nodes, mut solved) = (0, 0, 0u64, 0);
     let started = Instant::now();

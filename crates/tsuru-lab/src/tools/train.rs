@@ -13,6 +13,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
+use tsuru_core::search::SearchConfig;
 
 use anyhow::{bail, ensure, Context, Result};
 
@@ -420,7 +421,8 @@ fn labelled_positions(
 fn label_games(games: &[Game], options: &Options, solve_empties: u32) -> Vec<Labelled> {
     map_chunks(games, options.fit.threads, |part, games| {
         let mut out = Vec::new();
-        let mut solver = (solve_empties > 0).then(|| EndgameSolver::new(16));
+        let mut solver =
+            (solve_empties > 0).then(|| EndgameSolver::new(&SearchConfig::new(16, 1).unwrap()));
         let started = Instant::now();
         for (i, game) in games.iter().enumerate() {
             label_game(game, solve_empties, solver.as_mut(), &mut out);
@@ -565,7 +567,7 @@ fn make_validation(path: &PathBuf, games: &[Game]) -> Result<()> {
         "# tsuru evaluation validation set: <board> <exact score for the side to move>\n\
          # made by `tsuru train --make-validation` from held-out WTHOR games\n",
     );
-    let mut solver = EndgameSolver::new(64);
+    let mut solver = EndgameSolver::new(&SearchConfig::new(64, 1)?);
     let stop = AtomicBool::new(false);
     for (empties, wanted) in SOLVED {
         let mut found = 0;

@@ -114,12 +114,7 @@ pub fn play_game(
 
 /// The players' search: `depth` plies, never exact or win-loss-draw at the root.
 fn player_limits(depth: u32) -> SearchLimits {
-    SearchLimits {
-        depth: Some(depth),
-        exact_empties: 0,
-        wld_empties: 0,
-        ..SearchLimits::default()
-    }
+    SearchLimits::midgame(depth)
 }
 
 /// `game` with the scores a v3 file stores (see [`SelfPlayGame::scores`]), searched now
@@ -165,8 +160,8 @@ mod tests {
     #[test]
     fn games_are_legal_finished_exact_and_reproducible() {
         let config = config();
-        let mut search = Search::new(4);
-        let mut solver = EndgameSolver::new(4);
+        let mut search = Search::new(tsuru_core::search::SearchConfig::new(4, 1).unwrap());
+        let mut solver = EndgameSolver::new(&tsuru_core::search::SearchConfig::new(4, 1).unwrap());
         let mut text = format!("{}\n", config.header());
         for index in 0..4 {
             let game = play_game(&config, index, &mut search, &mut solver).unwrap();
@@ -195,7 +190,7 @@ mod tests {
                 }
                 board.play(mv).unwrap();
             }
-            let value = EndgameSolver::new(4)
+            let value = EndgameSolver::new(&tsuru_core::search::SearchConfig::new(4, 1).unwrap())
                 .search(&mut board, -Discs::MAX, Discs::MAX, &AtomicBool::new(false))
                 .unwrap();
             let black = if board.side_to_move() == Color::Black {
@@ -224,7 +219,12 @@ mod tests {
         .is_err());
         assert!(read_file(&format!("{}\n{v2_line}\n", v2_config.header())).is_ok());
         // A game depends only on the settings and its index, not on what was played before.
-        let again = play_game(&config, 2, &mut Search::new(4), &mut EndgameSolver::new(4));
+        let again = play_game(
+            &config,
+            2,
+            &mut Search::new(tsuru_core::search::SearchConfig::new(4, 1).unwrap()),
+            &mut EndgameSolver::new(&tsuru_core::search::SearchConfig::new(4, 1).unwrap()),
+        );
         let (read_config, games) = read_file(&text).unwrap();
         assert_eq!(read_config, config);
         assert_eq!(games[2], again.unwrap());
@@ -241,8 +241,8 @@ mod tests {
         let game = play_game(
             &config(),
             1,
-            &mut Search::new(4),
-            &mut EndgameSolver::new(4),
+            &mut Search::new(tsuru_core::search::SearchConfig::new(4, 1).unwrap()),
+            &mut EndgameSolver::new(&tsuru_core::search::SearchConfig::new(4, 1).unwrap()),
         )
         .unwrap();
         let train = training_game(&game);
@@ -294,20 +294,31 @@ mod tests {
     #[test]
     fn rescored_games_get_their_players_scores() {
         let config = config();
-        let mut search = Search::new(4);
-        let mut solver = EndgameSolver::new(4);
-        let mut used = Search::new(4);
+        let mut search = Search::new(tsuru_core::search::SearchConfig::new(4, 1).unwrap());
+        let mut solver = EndgameSolver::new(&tsuru_core::search::SearchConfig::new(4, 1).unwrap());
+        let mut used = Search::new(tsuru_core::search::SearchConfig::new(4, 1).unwrap());
         for index in 0..3 {
             let game = play_game(&config, index, &mut search, &mut solver).unwrap();
             let v2 = SelfPlayGame {
                 scores: None,
                 ..game.clone()
             };
-            assert_eq!(rescore_game(&v2, config.depth, &mut Search::new(4)), game);
+            assert_eq!(
+                rescore_game(
+                    &v2,
+                    config.depth,
+                    &mut Search::new(tsuru_core::search::SearchConfig::new(4, 1).unwrap())
+                ),
+                game
+            );
             assert_eq!(rescore_game(&game, config.depth, &mut used), game);
             // Deeper: the same scores from a fresh search and from one that scored the other
             // games first, and a line that reads back.
-            let deep = rescore_game(&v2, 6, &mut Search::new(4));
+            let deep = rescore_game(
+                &v2,
+                6,
+                &mut Search::new(tsuru_core::search::SearchConfig::new(4, 1).unwrap()),
+            );
             assert_eq!(rescore_game(&game, 6, &mut used), deep);
             assert_eq!(SelfPlayGame::parse_line(&deep.to_line()).unwrap(), deep);
             assert_ne!(deep.scores, game.scores, "six plies see more than two");
@@ -330,22 +341,13 @@ mod tests {
         }
         assert_eq!(scores.len(), searched.len());
         assert!(!scores.is_empty());
-        let limits = SearchLimits {
-            depth: Some(config().depth),
-            exact_empties: 0,
-            wld_empties: 0,
-            ..SearchLimits::default()
-        };
+        let limits = SearchLimits::midgame(config().depth);
         for (score, (board, mv)) in scores.iter().zip(&searched) {
             match (score, mv) {
                 (None, Move::Pass) => {}
                 (Some(score), Move::Play(_)) => {
-                    let result = Search::new(4).iterate(
-                        board,
-                        &limits,
-                        &AtomicBool::new(false),
-                        &mut |_| {},
-                    );
+                    let result = Search::new(tsuru_core::search::SearchConfig::new(4, 1).unwrap())
+                        .iterate(board, &limits, &AtomicBool::new(false), &mut |_| {});
                     assert_eq!(*score, stored_score(result.score.discs()), "{board:?}");
                 }
                 other => panic!("score and move disagree: {other:?}"),

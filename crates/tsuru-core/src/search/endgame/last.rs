@@ -422,7 +422,7 @@ mod tests {
     #[test]
     fn last_empties_searches_equal_minimax() {
         let mut rng = Rng::new(38);
-        let mut solver = EndgameSolver::new(1);
+        let mut solver = EndgameSolver::new(&crate::search::SearchConfig::new(1, 1).unwrap());
         for empties in 1..=4u32 {
             let (mut tested, mut kinds) = (0, Kinds::default());
             while tested < 5000 {
@@ -459,7 +459,7 @@ mod tests {
     #[test]
     fn null_window_searches_equal_minimax() {
         let mut rng = Rng::new(154);
-        let mut solver = EndgameSolver::new(1);
+        let mut solver = EndgameSolver::new(&crate::search::SearchConfig::new(1, 1).unwrap());
         for empties in 1..=6u32 {
             let positions = if empties <= 4 { 3000 } else { 1500 };
             let (mut tested, mut kinds) = (0, Kinds::default());

@@ -563,7 +563,7 @@ mod tests {
     #[test]
     fn view_nodes_equal_minimax() {
         let mut rng = Rng::new(40);
-        let mut solver = EndgameSolver::new(1);
+        let mut solver = EndgameSolver::new(&crate::search::SearchConfig::new(1, 1).unwrap());
         let flag = AtomicBool::new(false);
         let stop = StopCheck::new(&flag);
         for empties in LEAF_EMPTIES + 1..=CACHE_MAX_EMPTIES {
@@ -615,7 +615,7 @@ mod tests {
                 continue;
             };
             tested += 1;
-            let mut solver = EndgameSolver::new(1);
+            let mut solver = EndgameSolver::new(&crate::search::SearchConfig::new(1, 1).unwrap());
             solver.node(&mut board, -Discs::MAX, Discs::MAX, &stop);
             for square in bits::squares(board.legal_moves()) {
                 let entry = solver.tt.probe(child_hash(&board, square));
@@ -645,7 +645,8 @@ mod tests {
                 else {
                     continue;
                 };
-                let mut solver = EndgameSolver::new(1);
+                let mut solver =
+                    EndgameSolver::new(&crate::search::SearchConfig::new(1, 1).unwrap());
                 solver.node(&mut board, -Discs::MAX, Discs::MAX, &stop);
                 tested += 1;
                 if let Some(square) = solver.known_best(&board) {
@@ -671,7 +672,12 @@ mod tests {
         let flag = AtomicBool::new(false);
         let mut board = Board::from_discs(view.player, view.opponent, Color::Black)
             .expect("a position of a game");
-        EndgameSolver::new(1).node(&mut board, -Discs::MAX, Discs::MAX, &StopCheck::new(&flag))
+        EndgameSolver::new(&crate::search::SearchConfig::new(1, 1).unwrap()).node(
+            &mut board,
+            -Discs::MAX,
+            Discs::MAX,
+            &StopCheck::new(&flag),
+        )
     }
 
     /// The entries tagged exact that `solver` holds for the tree it searched below `root`:
@@ -728,7 +734,7 @@ mod tests {
         let mut rng = Rng::new(44);
         let flag = AtomicBool::new(false);
         let stop = StopCheck::new(&flag);
-        let mut solver = EndgameSolver::new(16);
+        let mut solver = EndgameSolver::new(&crate::search::SearchConfig::new(16, 1).unwrap());
         let roots = [
             12,
             12,

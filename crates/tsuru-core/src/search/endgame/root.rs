@@ -416,7 +416,7 @@ mod tests {
     #[test]
     fn roots_are_solved_with_minimax_values() {
         let mut rng = Rng::new(41);
-        let mut solver = EndgameSolver::new(1);
+        let mut solver = EndgameSolver::new(&crate::search::SearchConfig::new(1, 1).unwrap());
         let flag = std::sync::atomic::AtomicBool::new(false);
         let mut passes = 0;
         for i in 0..200u32 {
@@ -458,7 +458,7 @@ mod tests {
         let mut rng = Rng::new(53);
         let flag = std::sync::atomic::AtomicBool::new(false);
         let every = 8;
-        let mut sampled = EndgameSolver::new(16);
+        let mut sampled = EndgameSolver::new(&crate::search::SearchConfig::new(16, 1).unwrap());
         sampled.sample_probcut_positions(every);
         let mut seen = std::collections::HashSet::new();
         let mut roots = 0;
@@ -467,7 +467,7 @@ mod tests {
                 continue;
             };
             roots += 1;
-            let mut plain = EndgameSolver::new(16);
+            let mut plain = EndgameSolver::new(&crate::search::SearchConfig::new(16, 1).unwrap());
             sampled.clear();
             let expected = plain
                 .solve(&mut root.clone(), SolveMode::Exact, &flag)
@@ -494,7 +494,7 @@ mod tests {
                 "handed over once"
             );
         }
-        let mut unsampled = EndgameSolver::new(16);
+        let mut unsampled = EndgameSolver::new(&crate::search::SearchConfig::new(16, 1).unwrap());
         let root = random_board(&mut rng, SELECTIVE_ROOT_EMPTIES + 2).unwrap();
         unsampled
             .solve(&mut root.clone(), SolveMode::Exact, &flag)

@@ -203,7 +203,7 @@ mod tests {
     #[test]
     fn leaf_search_equals_minimax() {
         let mut rng = Rng::new(39);
-        let mut solver = EndgameSolver::new(1);
+        let mut solver = EndgameSolver::new(&crate::search::SearchConfig::new(1, 1).unwrap());
         for empties in 0..=LEAF_EMPTIES {
             let (mut tested, mut kinds) = (0, Kinds::default());
             while tested < 2000 {
@@ -231,7 +231,7 @@ mod tests {
     #[test]
     fn leaf_null_windows_with_the_stability_cutoff_equal_minimax() {
         let mut rng = Rng::new(41);
-        let mut solver = EndgameSolver::new(1);
+        let mut solver = EndgameSolver::new(&crate::search::SearchConfig::new(1, 1).unwrap());
         let (mut tested, mut cuts) = (0, 0);
         while tested < 1500 {
             let empties = 4 + rng.below(2) as u32;
@@ -256,7 +256,7 @@ mod tests {
 
     #[test]
     fn evaluation_search_scores_finished_games_and_restores_the_board() {
-        let mut solver = EndgameSolver::new(1);
+        let mut solver = EndgameSolver::new(&crate::search::SearchConfig::new(1, 1).unwrap());
         // A full board, Black 40 discs to White's 24, Black to move: over, +16 for Black.
         let black = u64::MAX >> 24;
         let mut board = Board::from_discs(black, !black, crate::board::Color::Black).unwrap();

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
+use tsuru_core::search::SearchConfig;
 
 use anyhow::{bail, ensure, Context, Result};
 
@@ -204,11 +205,10 @@ pub fn sample(
         min_empties,
     } = keep;
     let stop = AtomicBool::new(false);
-    let solver = || {
-        let mut solver = EndgameSolver::new(HASH_MB);
-        solver.set_evaluation(bundle.clone());
-        solver
-    };
+    let config = SearchConfig::new(HASH_MB, 1)
+        .expect("a fixed table and one thread are in range")
+        .with_eval(bundle.clone());
+    let solver = || EndgameSolver::new(&config);
     let indexed: Vec<(usize, &Board)> = roots.iter().enumerate().collect();
     let done = AtomicUsize::new(journal.roots.len());
     let per_root: Vec<Vec<Board>> = map_with_state(
