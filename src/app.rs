@@ -49,6 +49,10 @@ const SUBCOMMANDS: &[Subcommand] = &[
         run: tools::solve::run,
     },
     Subcommand {
+        spec: &tools::review::SPEC,
+        run: tools::review::run,
+    },
+    Subcommand {
         spec: &tools::accuracy::SPEC,
         run: tools::accuracy::run,
     },

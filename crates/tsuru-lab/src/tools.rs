@@ -4,7 +4,8 @@
 //! (self-play games for training), `label` (the search values of training positions), `merge`
 //! (joining the shards of a `datagen` run or a `label` job), `rescore` (search scores for
 //! the games of a self-play file made without them), `probcut` (measuring the
-//! selective search's statistics) and `decided` (where a match's games were decided).
+//! selective search's statistics), `decided` (where a match's games were decided) and
+//! `review` (where a game went wrong: each move's loss, the error totals).
 //!
 //! Each declares its command line as a [`tsuru_core::cli::tool_args::ToolSpec`] (its `SPEC`)
 //! and runs from `run(&[String])`; the `tsuru` binary lists them as its subcommands.
@@ -19,6 +20,7 @@ pub mod match_cli;
 pub mod merge;
 pub mod probcut;
 pub mod rescore;
+pub mod review;
 pub mod solve;
 pub mod tables;
 pub mod train;
@@ -79,12 +81,13 @@ mod tests {
     /// The tools that search with the engine's search options, so take the whole shared group
     /// ([`tsuru_core::cli::search_options::GROUP`]); tests/cli.rs runs the same tools with every
     /// option of it.
-    const SEARCHING: [&ToolSpec; 6] = [
+    const SEARCHING: [&ToolSpec; 7] = [
         &accuracy::SPEC,
         &bench::SPEC,
         &book::SPEC,
         &datagen::SPEC,
         &decided::SPEC,
+        &review::SPEC,
         &solve::SPEC,
     ];
 
@@ -132,6 +135,7 @@ mod tests {
         for (spec, mb) in [
             (&accuracy::SPEC, DEFAULT_HASH_MB),
             (&bench::SPEC, DEFAULT_HASH_MB),
+            (&review::SPEC, DEFAULT_HASH_MB),
             (&book::SPEC, book::BOOK_HASH_MB),
             (&datagen::SPEC, datagen::SELFPLAY_HASH_MB),
             (&rescore::SPEC, datagen::SELFPLAY_HASH_MB),
