@@ -105,6 +105,11 @@ impl GtpClient {
         }
     }
 
+    /// Whether it accepts `play <colour> pass` (`None` until a pass was sent).
+    pub fn explicit_pass(&self) -> Option<bool> {
+        self.explicit_pass
+    }
+
     /// The process.
     pub fn process(&mut self) -> &mut EngineProcess {
         &mut self.process
