@@ -2,12 +2,14 @@
 //! maturin (python/pyproject.toml) and re-exported by the `tsuru` package
 //! (python/tsuru/__init__.py). It calls the engine's library API as any program would:
 //! [`board`] (the engine's board), [`search`] (search, solve, evaluation, stop), [`book`]
-//! (opening books) and [`data`] (OBF and self-play readers).
+//! (opening books), [`data`] (OBF and self-play readers) and [`client`] (tsuru-core's client
+//! of GTP and NBoard engines, under `tsuru.engine`).
 
 use pyo3::prelude::*;
 
 mod board;
 mod book;
+mod client;
 mod data;
 mod search;
 
@@ -21,6 +23,8 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<search::Stop>()?;
     module.add_class::<book::PyBook>()?;
     module.add_class::<book::BookMove>()?;
+    module.add_class::<client::EngineClient>()?;
+    module.add("ClientError", module.py().get_type::<client::ClientError>())?;
     module.add_function(wrap_pyfunction!(search::search, module)?)?;
     module.add_function(wrap_pyfunction!(search::solve, module)?)?;
     module.add_function(wrap_pyfunction!(search::evaluate, module)?)?;

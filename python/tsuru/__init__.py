@@ -9,12 +9,14 @@ In-process, compiled from the engine's own Rust code (:mod:`tsuru._native`):
   without the GIL, so several run at once in threads.
 * :func:`evaluate`: the pattern evaluation; :class:`Book`: opening books.
 * :mod:`tsuru.data`: OBF problem sets and self-play shards as NumPy arrays.
+* :mod:`tsuru.engine`: a client that drives any Othello engine over pipes, in GTP or
+  NBoard protocol v2, in the manner of python-chess's ``chess.engine``: the Python API over
+  the engine's own client (:class:`tsuru._native.EngineClient`, the one ``tsuru match``
+  uses).
 
 In pure Python:
 
 * :mod:`tsuru.othello`: a small Othello position (bitboards, legal moves, passes, perft).
-* :mod:`tsuru.engine`: a client that drives any Othello engine over pipes, in GTP or
-  NBoard protocol v2, in the manner of python-chess's ``chess.engine``.
 
 Moves are ints everywhere: a square ``0..63`` (``a1`` = 0, ``h1`` = 7, ``h8`` = 63) or
 :data:`PASS` (64); :func:`move_name` and :func:`parse_move` convert.

@@ -21,9 +21,11 @@ Example::
             result = engine.play(pos, Limit(depth=6))
             pos.play(result.move)
 
-Everything is synchronous: each engine has a background thread that reads its stdout
-into a queue, so that every wait has a deadline and the death of the engine is noticed
-(:class:`EngineTerminatedError`) within a fraction of a second.
+Everything is synchronous. The protocols are spoken by tsuru-core's client, the one
+``tsuru match`` uses (:class:`tsuru._native.EngineClient`): it reads the engine's stdout on
+a thread of its own, so that every wait has a deadline and the death of the engine is
+noticed (:class:`EngineTerminatedError`) within a fraction of a second; this module keeps
+the Python-facing API over it.
 
 **Timeouts.** ``timeout`` (given to :meth:`Engine.popen`, 10 s by default) bounds every
 wait for a reply that should come promptly (start-up, ``ping``, ``play``, settings). A
@@ -35,44 +37,17 @@ deadline unless the call is given ``timeout=``. A dead engine is always noticed.
 from __future__ import annotations
 
 import atexit
-import collections
 import dataclasses
 import logging
 import math
 import os
-import queue
-import re
 import shlex
-import subprocess
-import threading
 import time
 import weakref
-from typing import (
-    Any,
-    Callable,
-    Deque,
-    Dict,
-    Iterator,
-    List,
-    Mapping,
-    Optional,
-    Sequence,
-    Set,
-    Tuple,
-    Union,
-    overload,
-)
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union, overload
 
-from .othello import (
-    PASS,
-    Color,
-    Move,
-    Position,
-    _format_board,
-    move_name,
-    nboard_move_name,
-    parse_move,
-)
+from ._native import ClientError, EngineClient
+from .othello import PASS, Move, Position, _format_board
 
 __all__ = [
     "Engine",
@@ -241,170 +216,77 @@ class PlayResult:
         return int(self.depth) if self.depth is not None and self.depth.isdigit() else None
 
 
-# ----- the process ----------------------------------------------------------------------
-
-_EOF = object()
+# ----- the process ---------------------------------------------------------------------
 
 
 class _Process:
-    """A child process with a stdout reader thread feeding a queue, and the last lines of
-    stderr kept for error messages."""
+    """The engine process as the native client runs it, with what error messages need."""
 
-    def __init__(self, argv: Sequence[str], cwd: Optional[str], env: Optional[Mapping[str, str]]) -> None:
-        self.argv = list(argv)
-        self.proc = subprocess.Popen(
-            self.argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=None if env is None else dict(env),
-            bufsize=0,
-        )
-        self.pid = self.proc.pid
-        self.lines: "queue.Queue[object]" = queue.Queue()
-        self.stderr_tail: Deque[str] = collections.deque(maxlen=20)
-        self.eof = False
-        self._exit_seen: Optional[float] = None
-        self._write_lock = threading.Lock()
-        self._threads = [
-            threading.Thread(target=self._read_stdout, name=f"tsuru-engine-{self.pid}-stdout", daemon=True),
-            threading.Thread(target=self._read_stderr, name=f"tsuru-engine-{self.pid}-stderr", daemon=True),
-        ]
-        for t in self._threads:
-            t.start()
-
-    def _read_stdout(self) -> None:
-        stream = self.proc.stdout
-        assert stream is not None
-        try:
-            for raw in iter(stream.readline, b""):
-                line = raw.decode("utf-8", "replace").rstrip("\r\n")
-                LOGGER.debug("%s >> %s", self.pid, line)
-                self.lines.put(line)
-        except (OSError, ValueError):
-            pass
-        finally:
-            self.lines.put(_EOF)
-
-    def _read_stderr(self) -> None:
-        stream = self.proc.stderr
-        assert stream is not None
-        try:
-            for raw in iter(stream.readline, b""):
-                self.stderr_tail.append(raw.decode("utf-8", "replace").rstrip("\r\n"))
-        except (OSError, ValueError):
-            pass
+    def __init__(self, client: EngineClient) -> None:
+        self.client = client
+        self.argv: List[str] = client.argv
+        self.pid: int = client.pid
+        self.proc = _Proc(client)
 
     def describe(self) -> str:
         return " ".join(shlex.quote(a) for a in self.argv)
 
-    def _terminated(self, what: str) -> EngineTerminatedError:
-        self.eof = True
-        try:
-            code: Optional[int] = self.proc.wait(timeout=0.3)
-        except subprocess.TimeoutExpired:
-            code = None
-        msg = f"engine {self.describe()} (pid {self.pid}) terminated"
-        msg += f" with exit code {code}" if code is not None else " (closed its stdout)"
-        msg += f" while waiting for {what}"
-        # Give the stderr reader a moment to collect the last words.
-        time.sleep(0.02)
-        if self.stderr_tail:
-            msg += "; last stderr lines: " + " | ".join(self.stderr_tail)
-        return EngineTerminatedError(msg)
-
     def send(self, line: str) -> None:
-        """Writes one line (a newline is added) and flushes it."""
-        if self.eof:
-            raise self._terminated(f"to send {line!r}")
-        LOGGER.debug("%s << %s", self.pid, line)
-        data = (line + "\n").encode("utf-8")
-        try:
-            with self._write_lock:
-                stdin = self.proc.stdin
-                assert stdin is not None
-                stdin.write(data)
-                stdin.flush()
-        except (BrokenPipeError, ConnectionResetError, OSError, ValueError):
-            raise self._terminated(f"to send {line!r}") from None
-
-    def get(self, deadline: Optional[float], what: str) -> Optional[str]:
-        """The next line, or None when ``deadline`` (a ``time.monotonic()`` value) passes
-        first. Raises :class:`EngineTerminatedError` on EOF or when the process has exited."""
-        while True:
-            if self.eof and self.lines.empty():
-                raise self._terminated(what)
-            now = time.monotonic()
-            wait = _POLL if deadline is None else max(0.0, min(_POLL, deadline - now))
-            try:
-                item = self.lines.get(timeout=wait) if wait > 0 else self.lines.get_nowait()
-            except queue.Empty:
-                if self.proc.poll() is not None:
-                    now = time.monotonic()
-                    if self._exit_seen is None:
-                        self._exit_seen = now
-                    elif now - self._exit_seen > _EXIT_GRACE:
-                        raise self._terminated(what) from None
-                if deadline is not None and time.monotonic() >= deadline:
-                    return None
-                continue
-            if item is _EOF:
-                raise self._terminated(what)
-            assert isinstance(item, str)
-            return item
-
-    def drain(self) -> List[str]:
-        """Every line already received and not yet read (no waiting)."""
-        out: List[str] = []
-        while True:
-            try:
-                item = self.lines.get_nowait()
-            except queue.Empty:
-                return out
-            if item is _EOF:
-                self.eof = True
-                return out
-            assert isinstance(item, str)
-            out.append(item)
+        """Writes one raw line (a newline is added)."""
+        self.call(self.client.send, line, what=f"to send {line!r}")
 
     def alive(self) -> bool:
-        return self.proc.poll() is None
+        return self.client.poll() is None
 
     def close(self, grace: float) -> None:
-        """Closes stdin, waits up to ``grace`` seconds for the exit, then kills."""
-        try:
-            if self.proc.stdin is not None:
-                self.proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            self.proc.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            self.kill()
-        self._close_pipes()
+        self.client.close(grace)
 
     def kill(self) -> None:
-        if self.proc.poll() is None:
-            try:
-                self.proc.kill()
-            except OSError:
-                pass
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:  # pragma: no cover
-                pass
-        self._close_pipes()
+        self.client.kill()
 
-    def _close_pipes(self) -> None:
-        for t in self._threads:
-            t.join(timeout=1)
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
-                pass
+    def call(self, method: Callable[..., Any], *args: Any, what: str = "an answer", **kwargs: Any) -> Any:
+        """Calls the native client, its errors turned into this module's."""
+        try:
+            return method(*args, **kwargs)
+        except ClientError as e:
+            raise self.error(e, what) from None
+
+    def error(self, e: ClientError, what: str) -> EngineError:
+        kind, detail, code = e.args
+        if kind == "terminated":
+            msg = f"engine {self.describe()} (pid {self.pid}) terminated"
+            msg += f" with exit code {code}" if code is not None else " (closed its stdout)"
+            msg += f" while waiting for {what} ({detail})"
+            tail = self.client.stderr_tail()
+            if tail:
+                msg += "; last stderr lines: " + " | ".join(tail)
+            return EngineTerminatedError(msg)
+        if kind == "timeout":
+            return EngineTimeoutError(f"engine {self.describe()}: {detail}")
+        return EngineError(f"engine {self.describe()}: {detail}")
+
+
+class _Proc:
+    """``returncode``, ``poll`` and ``wait`` of the engine process, as ``subprocess.Popen``
+    has them."""
+
+    def __init__(self, client: EngineClient) -> None:
+        self._client = client
+
+    @property
+    def returncode(self) -> Optional[int]:
+        return self._client.poll()
+
+    def poll(self) -> Optional[int]:
+        return self._client.poll()
+
+    def wait(self, timeout: Optional[float] = None) -> Optional[int]:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while (code := self._client.poll()) is None:
+            if deadline is not None and time.monotonic() >= deadline:
+                return None
+            time.sleep(0.01)
+        return code
 
 
 def _argv(command: Union[str, Sequence[str]]) -> List[str]:
@@ -431,20 +313,18 @@ def _kill_all() -> None:
             pass
 
 
-def _seconds(value: float) -> str:
-    """Seconds without an exponent: ``5``, ``2.5``, ``0.125``."""
-    if value == int(value):
-        return str(int(value))
-    return f"{value:.3f}".rstrip("0").rstrip(".")
+def _start_string(position: Position) -> str:
+    """The 64-character form of the board ``position``'s game started from."""
+    return _format_board(*position._start)
 
 
-def _number(text: str) -> Optional[float]:
-    """A lenient decimal (comma decimals accepted), or None."""
-    try:
-        value = float(text.strip().replace(",", "."))
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
+def _moves(position: Position) -> List[Move]:
+    return [move for _, move in position.history()]
+
+
+def _remaining(deadline: Optional[float]) -> Optional[float]:
+    """Seconds from now to a ``time.monotonic()`` deadline (None: none)."""
+    return None if deadline is None else max(0.0, deadline - time.monotonic())
 
 
 # ----- the engine -----------------------------------------------------------------------
@@ -460,6 +340,7 @@ class Engine:
 
     def __init__(self, process: _Process, timeout: float) -> None:
         self._process = process
+        self._client = process.client
         self.timeout = timeout
         #: The engine's name (GTP: ``name`` and ``version``; NBoard: ``set myname``).
         self.name: Optional[str] = None
@@ -493,31 +374,25 @@ class Engine:
         restarted in GTP. Returns a :class:`GtpEngine` or an :class:`NBoardEngine`.
 
         Raises :class:`EngineTimeoutError` when no answer comes within ``timeout`` seconds,
-        :class:`EngineTerminatedError` when the engine exits, and ``OSError`` (such as
-        ``FileNotFoundError``) when it cannot be started.
+        :class:`EngineTerminatedError` when the engine exits, and ``OSError`` when it cannot
+        be started.
         """
         if protocol is not None:
             protocol = protocol.lower()
             if protocol not in ("gtp", "nboard"):
                 raise ValueError(f"protocol must be 'gtp', 'nboard' or None, got {protocol!r}")
         argv = _argv(command)
-        process = _Process(argv, cwd, env)
+        environment = None if env is None else [(str(k), str(v)) for k, v in env.items()]
         try:
-            if protocol == "gtp":
-                return GtpEngine(process, timeout)
-            if protocol == "nboard":
-                return NBoardEngine(process, timeout)
-            detected, name = _detect(process, timeout)
-            if detected == "nboard":
-                return NBoardEngine(process, timeout, greeted=True, name=name)
-            try:
-                _drain_gtp_probe(process, timeout)
-            except EngineTerminatedError:
-                raise
-            except EngineError as e:
-                LOGGER.info("restarting %s in GTP after detection: %s", process.describe(), e)
-                process.kill()
-                process = _Process(argv, cwd, env)
+            client = EngineClient(argv, protocol, timeout, None if cwd is None else os.fspath(cwd), environment)
+        except ClientError as e:
+            kind, detail, _ = e.args
+            error = {"timeout": EngineTimeoutError, "terminated": EngineTerminatedError}.get(kind, EngineError)
+            raise error(f"engine {' '.join(shlex.quote(a) for a in argv)}: {detail}") from None
+        process = _Process(client)
+        try:
+            if client.protocol == "nboard":
+                return NBoardEngine(process, timeout, name=client.nboard_name)
             return GtpEngine(process, timeout)
         except BaseException:
             process.kill()
@@ -533,7 +408,7 @@ class Engine:
     @property
     def returncode(self) -> Optional[int]:
         """The exit status once the process has ended, else None."""
-        return self._process.proc.poll()
+        return self._client.poll()
 
     def _deadline(self, seconds: Optional[float]) -> Optional[float]:
         return None if seconds is None else time.monotonic() + seconds
@@ -545,12 +420,6 @@ class Engine:
         if clock is None:
             return None
         return time.monotonic() + self.timeout + clock
-
-    def _read(self, deadline: Optional[float], what: str) -> str:
-        line = self._process.get(deadline, what)
-        if line is None:
-            raise EngineTimeoutError(f"engine {self.name or self._process.describe()}: no {what} in time")
-        return line
 
     def _check_open(self) -> None:
         if self._closed:
@@ -571,6 +440,11 @@ class Engine:
         if position.is_game_over():
             raise ValueError("the game is over: no move to ask for")
         return position.must_pass()
+
+    def _illegal(self, position: Position, command: str, answer: str) -> EngineError:
+        return EngineError(
+            f"engine {self.name} answered an illegal move to {command!r}: {answer!r} in {position.board_string()}"
+        )
 
     # ----- the API --------------------------------------------------------------------
 
@@ -672,65 +546,6 @@ class Engine:
         return f"<{type(self).__name__} {self.name!r} pid={self.pid} protocol={self.protocol}>"
 
 
-def _detect(process: _Process, timeout: float) -> Tuple[str, Optional[str]]:
-    """Sends ``nboard 2`` and ``ping 1`` and decides from the answer."""
-    process.send("nboard 2")
-    process.send("ping 1")
-    deadline = time.monotonic() + timeout
-    name = None
-    while True:
-        line = process.get(deadline, "an answer to 'nboard 2' and 'ping 1'")
-        if line is None:
-            raise EngineTimeoutError(
-                f"engine {process.describe()}: neither 'pong 1' (NBoard) nor a GTP answer within {timeout} s"
-            )
-        text = line.strip()
-        if text.startswith("=") or text.startswith("?"):
-            return "gtp", None
-        words = text.split()
-        if words[:2] == ["set", "myname"]:
-            name = text.split(None, 2)[2] if len(words) > 2 else ""
-        elif words == ["pong", "1"]:
-            return "nboard", name
-
-
-def _drain_gtp_probe(process: _Process, timeout: float) -> None:
-    """Reads the rest of the GTP answer to ``nboard 2`` and the whole answer to ``ping 1``."""
-    deadline = time.monotonic() + timeout
-    # The first answer's first line has been read; the rest runs to an empty line.
-    while True:
-        line = process.get(deadline, "the end of the answer to 'nboard 2'")
-        if line is None:
-            raise EngineTimeoutError("no end to the answer to 'nboard 2'")
-        if not line.strip():
-            break
-    _read_gtp_response(process, deadline, "ping 1")
-
-
-def _read_gtp_response(process: _Process, deadline: Optional[float], command: str) -> Tuple[bool, str]:
-    """One GTP response: ``(success, text)``; the text's lines joined by newlines."""
-    what = f"an answer to {command!r}"
-    while True:
-        line = process.get(deadline, what)
-        if line is None:
-            raise EngineTimeoutError(f"engine {process.describe()}: no answer to {command!r} in time")
-        if line.strip():
-            break
-    m = re.match(r"^([=?])(\d*)(?:[ \t](.*))?$", line.strip())
-    if not m:
-        raise EngineError(f"malformed answer to {command!r}: {line!r}")
-    ok = m.group(1) == "="
-    text = [m.group(3) or ""]
-    while True:
-        more = process.get(deadline, f"the end of the answer to {command!r}")
-        if more is None:
-            raise EngineTimeoutError(f"engine {process.describe()}: no end to the answer to {command!r}")
-        if not more.strip():
-            break
-        text.append(more)
-    return ok, "\n".join(text).strip()
-
-
 # ----- GTP ------------------------------------------------------------------------------
 
 
@@ -752,16 +567,6 @@ class GtpEngine(Engine):
         super().__init__(process, timeout)
         #: Lower-case names from ``list_commands`` (empty if the engine has none).
         self.commands: Set[str] = set()
-        # The moves on the engine's board (passes included), or None if unknown.
-        self._known: Optional[List[Move]] = None
-        # Whether the engine accepts "play <colour> pass" (None until tried).
-        self._explicit_pass: Optional[bool] = None
-        # Whether decimal seconds were refused (then integers are sent).
-        self._integer_times = False
-        # The time settings last sent since clear_board (None: nothing sent).
-        self._time_mode: Optional[Tuple[Any, ...]] = None
-        # After a timeout or a malformed answer, answers may be out of step with commands.
-        self._out_of_step = False
         deadline = self._deadline(timeout)
         ok, name = self._command("name", deadline)
         if not ok:
@@ -775,45 +580,16 @@ class GtpEngine(Engine):
         if ok:
             self.commands = {line.strip().lower() for line in listed.splitlines() if line.strip()}
 
-    def _command(self, command: str, deadline: Optional[float]) -> Tuple[bool, str]:
-        if self._out_of_step:
-            self._resync(deadline)
-        stale = self._process.drain()
-        if stale:
-            LOGGER.warning("engine %s: ignored stale output %r", self.name, stale)
-        self._process.send(command)
-        try:
-            return _read_gtp_response(self._process, deadline, command)
-        except EngineError as e:
-            if not isinstance(e, EngineTerminatedError):
-                # A late or broken answer: get back in step before the next command, and
-                # set the board up afresh.
-                self._out_of_step = True
-                self._known = None
-                self._time_mode = None
-            raise
+    @property
+    def _explicit_pass(self) -> Optional[bool]:
+        """Whether the engine accepts ``play <colour> pass`` (None until a pass was sent)."""
+        return self._client.explicit_pass
 
-    def _resync(self, deadline: Optional[float]) -> None:
-        """After a timeout or a malformed answer: sends ``name`` and drops everything up to
-        its answer (a late ``genmove`` answer, the rest of a broken one)."""
-        want = self.id.get("name", "")
-        self._process.drain()
-        self._process.send("name")
-        while True:
-            line = self._process.get(deadline, "an answer to 'name' (to get back in step)")
-            if line is None:
-                raise EngineTimeoutError(f"engine {self.name}: still out of step (no answer to 'name' in time)")
-            m = re.match(r"^=\d*(?:[ \t](.*))?$", line.strip())
-            if m and (m.group(1) or "").strip() == want:
-                break
-            LOGGER.info("engine %s: dropped %r while getting back in step", self.name, line)
-        while True:
-            line = self._process.get(deadline, "the end of the answer to 'name'")
-            if line is None:
-                raise EngineTimeoutError(f"engine {self.name}: no end to the answer to 'name'")
-            if not line.strip():
-                break
-        self._out_of_step = False
+    def _command(self, command: str, deadline: Optional[float]) -> Tuple[bool, str]:
+        ok, text = self._process.call(
+            self._client.command, command, _remaining(deadline), what=f"an answer to {command!r}"
+        )
+        return ok, text
 
     def command(self, command: str, timeout: Optional[float] = None) -> str:
         """Sends any GTP command and returns its answer's text; raises :class:`EngineError`
@@ -825,124 +601,48 @@ class GtpEngine(Engine):
             raise EngineError(f"engine {self.name} refused {command!r}: ? {text}")
         return text
 
-    def _required(self, command: str, deadline: Optional[float]) -> str:
-        ok, text = self._command(command, deadline)
-        if not ok:
-            raise EngineError(f"engine {self.name} refused {command!r}: ? {text}")
-        return text
-
     def set_position(self, position: Position, timeout: Optional[float] = None) -> None:
         """Brings the engine's board to ``position`` (standard start only), without asking
         for a move: e.g. before ``command("final_score")``."""
         position = as_position(position)
         self._check_open()
         self._finish_analysis()
-        self._sync(position, self._deadline(self.timeout if timeout is None else timeout))
+        self._sync(position, self.timeout if timeout is None else timeout)
 
-    def _sync(self, position: Position, deadline: Optional[float]) -> None:
-        if not position.is_standard_start():
-            raise EngineError(
-                "GTP has no command to set up a board: only games from the standard start "
-                "position can be played over GTP (use NBoard for other starts)"
-            )
-        history = position.history()
-        moves = [move for _, move in history]
-        known = self._known
-        if known is None or moves[: len(known)] != known:
-            self._required("clear_board", deadline)
-            self._known = known = []
-            self._time_mode = None
-        for mover, move in history[len(known):]:
-            if move == PASS:
-                if self._explicit_pass is not False:
-                    ok, text = self._command(f"play {mover.gtp} pass", deadline)
-                    if not ok:
-                        if self._explicit_pass:
-                            raise EngineError(f"engine {self.name} refused 'play {mover.gtp} pass': ? {text}")
-                        LOGGER.info("engine %s refuses explicit passes (? %s): implying them", self.name, text)
-                    self._explicit_pass = ok
-            else:
-                self._required(f"play {mover.gtp} {move_name(move)}", deadline)
-            known.append(move)
-
-    def _time_command(self, template: str, values: Sequence[float], deadline: Optional[float]) -> None:
-        """Sends a time command; decimal seconds refused are sent again as whole ones."""
-        if not self._integer_times:
-            command = template.format(*(_seconds(v) for v in values))
-            ok, text = self._command(command, deadline)
-            if ok:
-                return
-            if all(v == int(v) for v in values):
-                LOGGER.warning("engine %s refused %r: ? %s", self.name, command, text)
-                return
-            self._integer_times = True
-            LOGGER.info("engine %s refused decimal seconds (%r: ? %s); sending whole seconds", self.name, command, text)
-        command = template.format(*(str(max(1, int(v))) if v > 0 else "0" for v in values))
-        ok, text = self._command(command, deadline)
-        if not ok:
-            LOGGER.warning("engine %s refused %r: ? %s", self.name, command, text)
-
-    def _set_clock(self, color: Color, limit: Limit, deadline: Optional[float]) -> None:
-        if limit.game_time is not None:
-            if self._time_mode != ("game",):
-                self._time_command("time_settings {} 0 0", [limit.game_time], deadline)
-                self._time_mode = ("game",)
-            self._time_command(f"time_left {color.gtp} {{}} 0", [limit.game_time], deadline)
-        elif limit.time is not None:
-            if self._time_mode != ("move", limit.time):
-                self._time_command("time_settings 0 {} 1", [limit.time], deadline)
-                self._time_mode = ("move", limit.time)
-            self._time_command(f"time_left {color.gtp} {{}} 1", [limit.time], deadline)
-        elif self._time_mode not in (None, ("none",)):
-            # byo_time > 0 with byo_stones = 0: no time limit (Quarry's "0 1 0").
-            self._time_command("time_settings 0 1 0", [], deadline)
-            self._time_mode = ("none",)
-
-    def _parse_genmove(self, position: Position, command: str, text: str) -> Tuple[Optional[Move], bool]:
-        answer = text.strip()
-        if answer.lower() == "resign":
-            return None, True
-        try:
-            move = parse_move(answer)
-        except ValueError:
-            raise EngineError(f"malformed answer to {command!r}: {('= ' + text)!r}") from None
-        if not position.is_legal(move):
-            raise EngineError(
-                f"engine {self.name} answered an illegal move to {command!r}: {answer!r} in {position.board_string()}"
-            )
-        return move, False
+    def _sync(self, position: Position, timeout: Optional[float]) -> None:
+        self._process.call(
+            self._client.sync, _start_string(position), _moves(position), timeout, what="the game to be set up"
+        )
 
     def play(self, position: Position, limit: Limit = Limit(), *, timeout: Optional[float] = None) -> PlayResult:
         position = as_position(position)
         if self._begin(position):
             return PlayResult(move=PASS, pv=[PASS])
-        move, resigned, elapsed, text = self._ask_move(position, limit, timeout, "genmove")
-        if self._known is not None:
-            self._known.append(PASS if move is None else move)
-            if resigned:
-                self._known = None
+        move, elapsed, text = self._ask_move(position, limit, timeout, "genmove")
         info = Info(pv=[] if move is None else [move], kind="move", string=text)
-        return PlayResult(
-            move=move, pv=list(info.pv), elapsed=elapsed, resigned=resigned, infos=[info]
-        )
+        return PlayResult(move=move, pv=list(info.pv), elapsed=elapsed, resigned=move is None, infos=[info])
 
     def _ask_move(
         self, position: Position, limit: Limit, timeout: Optional[float], verb: str
-    ) -> Tuple[Optional[Move], bool, float, str]:
+    ) -> Tuple[Optional[Move], float, str]:
         """Brings the engine to ``position``, sets its clock and sends ``verb`` (``genmove``
-        or ``reg_genmove``) for the side to move: the move (None when it resigned), whether
-        it resigned, the seconds it took and its answer."""
-        deadline = self._deadline(self.timeout)
-        self._sync(position, deadline)
-        self._set_clock(position.turn, limit, deadline)
+        or ``reg_genmove``) for the side to move: the move (None when it resigned), the
+        seconds it took and its answer."""
+        self._sync(position, self.timeout)
+        color = int(position.turn)
+        self._process.call(
+            self._client.set_clock, color, limit.game_time, limit.time, self.timeout, what="the clock to be set"
+        )
         command = f"{verb} {position.turn.gtp}"
         start = time.monotonic()
-        ok, text = self._command(command, self._search_deadline(limit, timeout))
+        try:
+            move, text = self._client.genmove(verb, color, _remaining(self._search_deadline(limit, timeout)))
+        except ClientError as e:
+            raise self._process.error(e, f"an answer to {command!r}") from None
         elapsed = time.monotonic() - start
-        if not ok:
-            raise EngineError(f"engine {self.name} refused {command!r}: ? {text}")
-        move, resigned = self._parse_genmove(position, command, text)
-        return move, resigned, elapsed, text
+        if move is not None and not position.is_legal(move):
+            raise self._illegal(position, command, text.strip())
+        return move, elapsed, text
 
     def analysis(
         self, position: Position, limit: Limit = Limit(), multipv: Optional[int] = None, *, timeout: Optional[float] = None
@@ -954,13 +654,9 @@ class GtpEngine(Engine):
         if self._begin(position):
             return AnalysisResult(self, iter([Info(pv=[PASS], kind="move")]))
         regular = "reg_genmove" in self.commands
-        move, resigned, elapsed, text = self._ask_move(
-            position, limit, timeout, "reg_genmove" if regular else "genmove"
-        )
-        if not regular and not resigned and self._known is not None:
-            undo_ok, _ = self._command("undo", self._deadline(self.timeout))
-            if not undo_ok:
-                self._known = None
+        move, elapsed, text = self._ask_move(position, limit, timeout, "reg_genmove" if regular else "genmove")
+        if not regular and move is not None:
+            self._process.call(self._client.undo, self.timeout, what="an answer to 'undo'")
         info = Info(pv=[] if move is None else [move], kind="move", time=elapsed, string=text)
         return AnalysisResult(self, iter([info]))
 
@@ -968,43 +664,18 @@ class GtpEngine(Engine):
 # ----- NBoard ---------------------------------------------------------------------------
 
 
-def _parse_pv(text: str) -> List[Move]:
-    """``F5-D6-C3`` or ``F5d6C3`` or ``PA-C1`` as moves."""
-    moves = []
-    for token in re.findall(r"(?i)pass|pa|--|[a-h][1-8]|[^-\s]", text):
-        try:
-            moves.append(parse_move(token))
-        except ValueError:
-            raise ValueError(f"bad move {token!r} in pv {text!r}") from None
-    return moves
-
-
-def _parse_search_line(line: str) -> Info:
-    """A ``search <pv> <eval> 0 <depth>`` or ``book <pv> <eval> <games> <depth>`` line."""
-    words = line.split()
-    if len(words) < 5:
-        raise ValueError("too few fields")
-    book = words[0] == "book"
-    pv = _parse_pv(words[1])
-    if not pv:
-        raise ValueError("empty pv")
-    score_text = words[2].split(",")[0]
-    score = _number(score_text)
-    if score is None and score_text.lower() != "nan":
-        raise ValueError(f"bad eval {words[2]!r}")
-    if not words[3].isdigit():
-        raise ValueError(f"bad games count {words[3]!r}")
-    depth = words[4]
-    if not re.match(r"^\d", depth):
-        raise ValueError(f"bad depth {depth!r}")
+def _info(line: Tuple[Any, ...]) -> Info:
+    """An :class:`Info` from the native client's search line."""
+    pv, score, depth, book, games, rank, text = line
     return Info(
-        pv=pv,
+        pv=list(pv),
         kind="book" if book else "search",
         score=score,
         depth=depth,
+        multipv=rank,
         book=book,
-        games=int(words[3]) if book else None,
-        string=line,
+        games=games,
+        string=text,
     )
 
 
@@ -1019,144 +690,50 @@ class NBoardEngine(Engine):
 
     protocol = "nboard"
 
-    def __init__(self, process: _Process, timeout: float, greeted: bool = False, name: Optional[str] = None) -> None:
+    def __init__(self, process: _Process, timeout: float, name: Optional[str] = None) -> None:
         super().__init__(process, timeout)
-        self._ping_number = 1 if greeted else 0
-        self._depth: Optional[int] = None
-        self._sent_prefix: Optional[str] = None
-        self._sent_tokens: List[str] = []
         self.name = name
-        if not greeted:
-            process.send("nboard 2")
-            self._ping(self._deadline(timeout))
         if self.name is not None:
             self.id = {"name": self.name}
 
-    def _note(self, line: str) -> bool:
-        """Handles lines that may come at any time; True if the line was one."""
-        words = line.split(None, 2)
-        if words[:2] == ["set", "myname"]:
-            self.name = words[2].strip() if len(words) > 2 else ""
-            self.id = {"name": self.name}
-            return True
-        return False
+    def _note_name(self) -> None:
+        name = self._client.nboard_name
+        if name is not None and name != self.name:
+            self.name = name
+            self.id = {"name": name}
 
-    def _ping(self, deadline: Optional[float]) -> int:
-        """``ping n`` and a wait for ``pong n``; earlier output is dropped."""
-        self._ping_number += 1
-        n = self._ping_number
-        self._process.send(f"ping {n}")
-        self._wait_pong(n, deadline)
-        return n
-
-    def _wait_pong(self, n: int, deadline: Optional[float]) -> None:
-        while True:
-            line = self._read(deadline, f"'pong {n}'")
-            if self._note(line):
-                continue
-            words = line.split()
-            if words and words[0] == "pong":
-                if len(words) != 2 or not words[1].lstrip("-").isdigit():
-                    raise EngineError(f"malformed pong waiting for 'pong {n}': {line!r}")
-                if int(words[1]) == n:
-                    return
-
-    def _send_game(self, position: Position, limit: Limit) -> None:
-        """``set game`` or ``move``, and ``set depth``, for a request on ``position``."""
-        black, white, turn = position._start
-        board = _format_board(black, white, turn, black_char="*")
-        if limit.game_time is not None:
-            clock = f"{_seconds(limit.game_time)}//0"
-            charge = ""
-        elif limit.time is not None:
-            clock = f"{_seconds(limit.time)}/{_seconds(limit.time)}/0"
-            charge = f"//{_seconds(limit.time)}"
-        else:
-            clock = "0"
-            charge = ""
-        prefix = f"(;GM[Othello]PC[tsuru.engine]PB[black]PW[white]RE[?]TI[{clock}]TY[8]BO[8 {board}]"
-        tokens = [
-            f"{'B' if mover is Color.BLACK else 'W'}[{nboard_move_name(move)}{charge}]"
-            for mover, move in position.history()
-        ]
-        sent = self._sent_tokens
-        if prefix == self._sent_prefix and tokens == sent:
-            pass
-        elif prefix == self._sent_prefix and len(tokens) == len(sent) + 1 and tokens[:-1] == sent:
-            self._process.send(f"move {tokens[-1][2:-1]}")
-        else:
-            self._process.send("set game " + prefix + "".join(tokens) + ";)")
-        self._sent_prefix, self._sent_tokens = prefix, tokens
+    def _prepare(self, position: Position, limit: Limit) -> None:
+        """Sends the game and settings for ``position`` and waits for the engine to take
+        them (``ping``)."""
         depth = limit.depth
         if depth is None and limit.clock is not None:
             depth = 60
-        if depth is not None and depth != self._depth:
-            self._process.send(f"set depth {depth}")
-            self._depth = depth
-
-    def _parse_info(self, line: str) -> Info:
-        try:
-            return _parse_search_line(line)
-        except ValueError as e:
-            raise EngineError(f"engine {self.name}: malformed line ({e}): {line!r}") from None
-
-    def _send_game_in_step(self, position: Position, limit: Limit) -> None:
-        """Sends the game and settings for ``position`` and waits for the engine to take
-        them (``ping``); on an error nothing is assumed sent, so the next request sends the
-        whole game."""
-        try:
-            self._send_game(position, limit)
-            self._ping(self._deadline(self.timeout))
-        except EngineError:
-            self._sent_prefix = None
-            raise
+        self._process.call(
+            self._client.prepare,
+            _start_string(position),
+            _moves(position),
+            depth,
+            limit.game_time,
+            limit.time,
+            self.timeout,
+            what="a pong",
+        )
+        self._note_name()
 
     def play(self, position: Position, limit: Limit = Limit(), *, timeout: Optional[float] = None) -> PlayResult:
         position = as_position(position)
         if self._begin(position):
             return PlayResult(move=PASS, pv=[PASS])
-        self._send_game_in_step(position, limit)
+        self._prepare(position, limit)
         start = time.monotonic()
-        self._process.send("go")
-        deadline = self._search_deadline(limit, timeout)
-        infos: List[Info] = []
-        nodes: Optional[int] = None
-        while True:
-            line = self._read(deadline, "the answer to 'go' ('=== ...')")
-            if self._note(line):
-                continue
-            words = line.split()
-            if not words:
-                continue
-            head = words[0]
-            if head in ("search", "book"):
-                infos.append(self._parse_info(line))
-            elif head == "nodestats":
-                if len(words) >= 2 and words[1].isdigit():
-                    nodes = int(words[1])
-                else:
-                    raise EngineError(f"engine {self.name}: malformed line: {line!r}")
-            elif head == "===":
-                break
-            elif line.startswith("==="):
-                # "===F5" with no space
-                break
+        move, score, engine_time, lines, nodes = self._process.call(
+            self._client.go, _remaining(self._search_deadline(limit, timeout)), what="the answer to 'go' ('=== ...')"
+        )
         elapsed = time.monotonic() - start
-        # "=== MOVE/EVAL/TIME"; whitespace inside counts as "/" (Edax writes "=== d6 -1.00 0.0").
-        rest = "/".join(line[3:].split())
-        fields = rest.split("/") if rest else []
-        try:
-            if not fields:
-                raise ValueError
-            move = parse_move(fields[0])
-        except ValueError:
-            raise EngineError(f"engine {self.name}: malformed answer to 'go': {line!r}") from None
+        self._note_name()
+        infos = [_info(line) for line in lines]
         if not position.is_legal(move):
-            raise EngineError(
-                f"engine {self.name} answered an illegal move to 'go': {line!r} in {position.board_string()}"
-            )
-        score = _number(fields[1]) if len(fields) > 1 and fields[1].strip() else None
-        engine_time = _number(fields[2]) if len(fields) > 2 and fields[2].strip() else None
+            raise self._illegal(position, "go", f"=== {move}")
         last = next((i for i in reversed(infos) if not i.book), infos[-1] if infos else None)
         pv = [move]
         depth = None
@@ -1167,14 +744,7 @@ class NBoardEngine(Engine):
                 if score is None:
                     score = last.score
         return PlayResult(
-            move=move,
-            score=score,
-            depth=depth,
-            pv=pv,
-            elapsed=elapsed,
-            engine_time=engine_time,
-            nodes=nodes,
-            infos=infos,
+            move=move, score=score, depth=depth, pv=pv, elapsed=elapsed, engine_time=engine_time, nodes=nodes, infos=infos
         )
 
     def analysis(
@@ -1192,91 +762,30 @@ class NBoardEngine(Engine):
         n = 1 if multipv is None else int(multipv)
         if n < 1:
             raise ValueError("multipv must be at least 1")
-        untimed = Limit(depth=limit.depth)
-        self._send_game_in_step(position, untimed)
-        self._process.send(f"hint {n}")
+        self._prepare(position, Limit(depth=limit.depth))
+        self._process.call(self._client.hint, n, limit.time, timeout, self.timeout, what="the hint to start")
         result = AnalysisResult(self)
         result._n = n
-        stop_at = None if limit.time is None else time.monotonic() + limit.time
-        deadline = None if timeout is None else time.monotonic() + timeout
-        result._set_source(self._hint_lines(result, stop_at, deadline), self._stop_hint(result))
+        result._set_source(self._hint_lines(result), self._stop_hint)
         self._analysis = result
         return result
 
-    def _stop_hint(self, result: "AnalysisResult") -> Callable[[], None]:
-        def stop() -> None:
-            if result._stop_ping is None and not result._done:
-                self._ping_number += 1
-                result._stop_ping = self._ping_number
-                self._process.send(f"ping {result._stop_ping}")
+    def _stop_hint(self, wait: Optional[float] = None) -> None:
+        self._process.call(self._client.stop_hint, wait, what="the hint to stop")
 
-        return stop
-
-    def _hint_lines(self, result: "AnalysisResult", stop_at: Optional[float], deadline: Optional[float]) -> Iterator[Info]:
-        started = False
-        ended = False
-        group_depth: Optional[str] = None
-        rank = 0
-        book_rank = 0
+    def _hint_lines(self, result: "AnalysisResult") -> Iterator[Info]:
         while True:
-            wait_until: Optional[float]
-            if result._stop_ping is not None:
-                wait_until = time.monotonic() + self.timeout if result._stop_deadline is None else result._stop_deadline
-                result._stop_deadline = wait_until
-            elif stop_at is not None:
-                wait_until = stop_at if deadline is None else min(stop_at, deadline)
-            else:
-                wait_until = deadline
-            line = self._process.get(wait_until, "analysis output")
-            if line is None:
-                if result._stop_ping is None and stop_at is not None and time.monotonic() >= stop_at:
-                    result.stop()
-                    continue
-                raise EngineTimeoutError(f"engine {self.name}: the analysis did not end in time")
-            if self._note(line):
-                continue
-            words = line.split()
-            if not words:
-                continue
-            head = words[0]
-            if head == "pong":
-                if result._stop_ping is not None and words[1:] == [str(result._stop_ping)]:
-                    return
-                continue
-            if ended:
-                continue  # waiting for the stop's pong only
-            if head in ("search", "book"):
-                info = self._parse_info(line)
-                if info.book:
-                    book_rank += 1
-                    info.multipv = book_rank
-                else:
-                    if info.depth != group_depth:
-                        group_depth = info.depth
-                        rank = 0
-                    rank += 1
-                    info.multipv = rank
+            event = self._process.call(self._client.next_hint, what="analysis output")
+            if event is None:
+                return
+            if event[0] == "line":
+                info = _info(event[1])
                 result._add(info)
                 yield info
-            elif head == "nodestats":
-                if len(words) >= 3 and words[1].isdigit():
-                    result.nodes = int(words[1])
-                    result.time = _number(words[2])
-                else:
-                    raise EngineError(f"engine {self.name}: malformed line: {line!r}")
-                yield Info(
-                    pv=[], kind="nodestats", depth=group_depth, nodes=result.nodes, time=result.time, string=line
-                )
-            elif head == "status":
-                text = line.split(None, 1)[1].strip() if len(words) > 1 else ""
-                if text == "game over" or (text == "" and (started or result.lines)):
-                    ended = True
-                elif text:
-                    started = True
-                if ended:
-                    if result._stop_ping is None:
-                        return
-                    # A stop crossed the end: its pong is still to come.
+            else:
+                _, nodes, seconds, depth = event
+                result.nodes, result.time = nodes, seconds
+                yield Info(pv=[], kind="nodestats", depth=depth, nodes=nodes, time=seconds)
 
 
 class AnalysisResult(Iterator[Info]):
@@ -1297,9 +806,7 @@ class AnalysisResult(Iterator[Info]):
         self.nodes: Optional[int] = None
         self.time: Optional[float] = None
         self._source: Iterator[Info] = iter(()) if source is None else source
-        self._stop_fn: Callable[[], None] = lambda: None
-        self._stop_ping: Optional[int] = None
-        self._stop_deadline: Optional[float] = None
+        self._stop_fn: Callable[[Optional[float]], None] = lambda wait=None: None
         self._done = False
         self._n: Optional[int] = None
         if source is not None:
@@ -1309,7 +816,7 @@ class AnalysisResult(Iterator[Info]):
                 self._add(item)
             self._source = iter(items)
 
-    def _set_source(self, source: Iterator[Info], stop: Callable[[], None]) -> None:
+    def _set_source(self, source: Iterator[Info], stop: Callable[[Optional[float]], None]) -> None:
         self._source = source
         self._stop_fn = stop
 
@@ -1359,9 +866,8 @@ class AnalysisResult(Iterator[Info]):
     def _finish(self, timeout: Optional[float] = None) -> None:
         if self._done:
             return
-        self.stop()
-        if timeout is not None:
-            self._stop_deadline = time.monotonic() + timeout
+        if not self._done:
+            self._stop_fn(timeout)
         self.wait()
 
     @property

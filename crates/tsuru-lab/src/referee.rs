@@ -7,8 +7,8 @@
 //!      |                                    |            |
 //!   reports (in order of completion)     Player (gtp)  Player (nboard)   one child process
 //!      |                                    |            |               per engine per worker
-//!   stats: W/D/L, discs, Elo            engine::EngineProcess: stdin, a stdout line channel,
-//!                                       stderr and all traffic copied to the engine log
+//!   stats: W/D/L, discs, Elo            tsuru_core::client (GtpClient, NboardClient over an
+//!                                       EngineProcess; all traffic copied to the engine log)
 //! ```
 //!
 //! The referee keeps the authoritative board. An engine is told the moves in its protocol's
@@ -16,7 +16,6 @@
 //! An illegal move, an unreadable answer, a crash or no answer in time loses the game for that
 //! engine, with the reason recorded, and its process is replaced before the next game.
 
-pub mod engine;
 pub mod game;
 pub mod gtp;
 pub mod identity;
@@ -30,10 +29,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-pub use engine::EngineLog;
-use engine::EngineProcess;
 use game::GameOutcome;
 use tsuru_core::board::{Color, Move};
+pub use tsuru_core::client::EngineLog;
+use tsuru_core::client::{self as client, EngineProcess, ErrorKind, Launch};
 use tsuru_core::config::Protocol;
 use tsuru_core::formats::openings::Opening;
 use tsuru_core::score::Discs;
@@ -166,6 +165,29 @@ pub struct MoveRequest<'a> {
     pub deadline: Instant,
 }
 
+impl From<client::Error> for Fault {
+    /// The client's errors as faults: a process that ended is a crash, a malformed answer a
+    /// garbled one.
+    fn from(err: client::Error) -> Fault {
+        let kind = match err.kind {
+            ErrorKind::Terminated => FaultKind::Crashed,
+            ErrorKind::Timeout => FaultKind::Timeout,
+            ErrorKind::Refused => FaultKind::Refused,
+            ErrorKind::Malformed => FaultKind::Garbled,
+        };
+        Fault::new(kind, err.detail)
+    }
+}
+
+/// How the client starts the engine `spec` names.
+pub fn launch(spec: &EngineSpec) -> Launch {
+    Launch {
+        name: spec.name.clone(),
+        argv: spec.command.clone(),
+        ..Launch::default()
+    }
+}
+
 /// Starts an engine and greets it in `protocol`; the result is ready for `new_game`.
 pub fn connect(
     spec: &EngineSpec,
@@ -173,42 +195,30 @@ pub fn connect(
     limits: &Limits,
     log: &EngineLog,
 ) -> Result<Box<dyn Player>, Fault> {
-    let process = EngineProcess::spawn(spec, log)?;
+    let process = EngineProcess::spawn(&launch(spec), Some(log))?;
     Ok(match protocol {
         Protocol::Gtp => Box::new(gtp::GtpPlayer::new(process)),
         Protocol::Nboard => Box::new(nboard::NboardPlayer::start(process, limits)?),
     })
 }
 
-/// Finds out which protocol an engine speaks: sends `nboard 2` and `ping 1`. An NBoard engine
-/// answers `pong 1`; a GTP engine answers `=` or `?` to the first line. Anything else within
-/// `timeout` seconds is an error.
+/// Finds out which protocol an engine speaks, in a process of its own ([`client::detect`]:
+/// `nboard 2` and `ping 1`, answered by `pong 1` or by GTP's `=` or `?`). No answer within
+/// `timeout` is an error.
 pub fn detect_protocol(spec: &EngineSpec, log: &EngineLog, timeout: Duration) -> Result<Protocol> {
-    let mut process = EngineProcess::spawn(spec, log)
-        .map_err(|fault| anyhow::anyhow!("{}: {}", spec.name, fault))?;
+    let mut process = EngineProcess::spawn(&launch(spec), Some(log))
+        .map_err(|err| anyhow::anyhow!("{}: {}", spec.name, Fault::from(err)))?;
     let deadline = Instant::now() + timeout;
-    let probe = (|| -> Result<Protocol, Fault> {
-        process.send("nboard 2")?;
-        process.send("ping 1")?;
-        loop {
-            let line = process.recv(deadline)?;
-            let line = line.trim();
-            if line == "pong 1" {
-                return Ok(Protocol::Nboard);
-            }
-            if line.starts_with('=') || line.starts_with('?') {
-                return Ok(Protocol::Gtp);
-            }
-        }
-    })();
-    probe.map_err(|fault| {
-        anyhow::anyhow!(
+    match client::detect(&mut process, Some(deadline)) {
+        Ok(client::Detected::Gtp) => Ok(Protocol::Gtp),
+        Ok(client::Detected::Nboard(_)) => Ok(Protocol::Nboard),
+        Err(err) => bail!(
             "cannot tell which protocol {} speaks ({}); give --protocol {}=gtp|nboard",
             spec.name,
-            fault,
+            Fault::from(err),
             spec.name
-        )
-    })
+        ),
+    }
 }
 
 /// A whole match: two engines, the openings to play (each twice, colours swapped), limits.

@@ -4,14 +4,15 @@
 
 use std::time::{Duration, Instant};
 
-use super::engine::{EngineLog, EngineProcess};
-use super::gtp::GtpPlayer;
-use super::{detect_protocol, EngineSpec, Fault};
+use super::{detect_protocol, launch, EngineSpec, Fault};
+use tsuru_core::client::gtp::GtpClient;
+use tsuru_core::client::nboard::NboardClient;
+use tsuru_core::client::{EngineLog, EngineProcess};
 use tsuru_core::config::Protocol;
 
 /// The engine's own account of itself (`tsuru 0.1.0 (commit 96647e2, weights c1d7ae0d)` for
-/// tsuru over GTP, `myname NTest` for an NBoard engine that sends its name), or why there is
-/// none; asking never fails the match.
+/// tsuru over GTP, `myname NTest (nboard)` for an NBoard engine that sends its name), or why
+/// there is none; asking never fails the match.
 pub fn identify(spec: &EngineSpec, log: &EngineLog, timeout: Duration) -> String {
     let protocol = match spec.protocol {
         Some(protocol) => protocol,
@@ -21,22 +22,23 @@ pub fn identify(spec: &EngineSpec, log: &EngineLog, timeout: Duration) -> String
         },
     };
     // The process is stopped when it is dropped, after the answers.
-    let asked = EngineProcess::spawn(spec, log).and_then(|mut process| {
-        let deadline = Instant::now() + timeout;
-        match protocol {
-            Protocol::Gtp => ask_gtp(process, deadline),
-            Protocol::Nboard => ask_nboard(&mut process, deadline),
-        }
-    });
+    let asked = EngineProcess::spawn(&launch(spec), Some(log))
+        .map_err(Fault::from)
+        .and_then(|process| {
+            let deadline = Some(Instant::now() + timeout);
+            match protocol {
+                Protocol::Gtp => ask_gtp(GtpClient::new(process), deadline),
+                Protocol::Nboard => ask_nboard(process, deadline),
+            }
+        });
     asked.unwrap_or_else(|fault| format!("unknown ({fault})"))
 }
 
 /// `name` and `version`, joined; a refused command is left out.
-fn ask_gtp(process: EngineProcess, deadline: Instant) -> Result<String, Fault> {
-    let mut player = GtpPlayer::new(process);
+fn ask_gtp(mut client: GtpClient, deadline: Option<Instant>) -> Result<String, Fault> {
     let mut words = Vec::new();
     for command in ["name", "version"] {
-        if let Ok(text) = player.command(command, deadline)? {
+        if let Ok(text) = client.command(command, deadline)? {
             if !text.is_empty() {
                 words.push(text.replace('\n', " "));
             }
@@ -49,22 +51,10 @@ fn ask_gtp(process: EngineProcess, deadline: Instant) -> Result<String, Fault> {
     })
 }
 
-/// The name from `set myname`, sent in answer to `nboard 2` (before `pong 1`).
-fn ask_nboard(process: &mut EngineProcess, deadline: Instant) -> Result<String, Fault> {
-    process.send("nboard 2")?;
-    process.send("ping 1")?;
-    let mut name = None;
-    loop {
-        let line = process.recv(deadline)?;
-        let line = line.trim();
-        if line == "pong 1" {
-            break;
-        }
-        if let Some(rest) = line.strip_prefix("set myname ") {
-            name = Some(rest.trim().to_string());
-        }
-    }
-    Ok(name.map_or_else(
+/// The name from `set myname`, sent in answer to `nboard 2` (before the first `pong`).
+fn ask_nboard(process: EngineProcess, deadline: Option<Instant>) -> Result<String, Fault> {
+    let client = NboardClient::greet(process, Some(deadline))?;
+    Ok(client.name().map_or_else(
         || "no name given (nboard)".to_string(),
         |name| format!("myname {name} (nboard)"),
     ))
