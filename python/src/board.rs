@@ -41,8 +41,8 @@ pub fn parse_move(value: &Bound<'_, PyAny>) -> PyResult<Move> {
     }
 }
 
-/// `tsuru.othello.IllegalMoveError` (a `ValueError`), so that both board types raise the
-/// same exception.
+/// `tsuru.othello.IllegalMoveError` (a `ValueError`), so that `Board` and
+/// `tsuru.othello.Position` (a wrapper of it) raise the same exception.
 pub fn illegal_move(py: Python<'_>, message: String) -> PyErr {
     static CLASS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let class = CLASS.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
@@ -268,9 +268,41 @@ impl PyBoard {
         notation::board_to_string(&self.start_board())
     }
 
-    /// The moves as a transcript (``"f5d6c3"``, passes left out).
-    fn transcript(&self) -> String {
-        notation::transcript(self.board.history())
+    /// The moves as a transcript: ``"f5d6c3"``, passes left out (``Board(moves=...)`` puts
+    /// them back), or written ``pa`` with ``passes=True``.
+    #[pyo3(signature = (passes=false))]
+    fn transcript(&self, passes: bool) -> String {
+        if passes {
+            self.transcript_with_passes()
+        } else {
+            notation::transcript(self.board.history())
+        }
+    }
+
+    /// ``(mover, move)`` for every move since the start board, oldest first (a pass is a
+    /// move, so the movers alternate).
+    fn history(&self, py: Python<'_>) -> PyResult<Vec<(Py<PyAny>, u32)>> {
+        let ply = self.board.ply();
+        let last_mover = self.board.side_to_move().opponent();
+        self.board
+            .history()
+            .enumerate()
+            .map(|(i, mv)| {
+                let mover = if (ply - 1 - i).is_multiple_of(2) {
+                    last_mover
+                } else {
+                    last_mover.opponent()
+                };
+                Ok((color_object(py, mover)?, move_number(mv)))
+            })
+            .collect()
+    }
+
+    /// The board the moves started from (no moves).
+    fn start(&self) -> PyBoard {
+        PyBoard {
+            board: self.start_board(),
+        }
     }
 
     /// The position without its moves (the start board becomes this position).
