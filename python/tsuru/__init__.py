@@ -13,10 +13,9 @@ In-process, compiled from the engine's own Rust code (:mod:`tsuru._native`):
   NBoard protocol v2, in the manner of python-chess's ``chess.engine``: the Python API over
   the engine's own client (:class:`tsuru._native.EngineClient`, the one ``tsuru match``
   uses).
-
-In pure Python:
-
-* :mod:`tsuru.othello`: a small Othello position (bitboards, legal moves, passes, perft).
+* :mod:`tsuru.othello`: :class:`Position`, the position engine clients use (``play``/
+  ``undo``, passes, history, notation), a thin wrapper of :class:`Board`; :class:`Color`,
+  :class:`IllegalMoveError` and the move names.
 
 Moves are ints everywhere: a square ``0..63`` (``a1`` = 0, ``h1`` = 7, ``h8`` = 63) or
 :data:`PASS` (64); :func:`move_name` and :func:`parse_move` convert.

@@ -46,8 +46,8 @@ import time
 import weakref
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union, overload
 
-from ._native import ClientError, EngineClient
-from .othello import PASS, Move, Position, _format_board
+from ._native import Board, ClientError, EngineClient
+from .othello import PASS, Move, Position
 
 __all__ = [
     "Engine",
@@ -92,18 +92,13 @@ class EngineTimeoutError(EngineError, TimeoutError):
 
 def as_position(position: Any) -> Position:
     """``position`` as a :class:`~tsuru.othello.Position`: itself, or a :class:`tsuru.Board`
-    (the compiled engine's board) replayed from its start board with its moves, so that the
+    (the compiled engine's board) wrapped with its start board and moves, so that the
     engine gets the whole game either way."""
     if isinstance(position, Position):
         return position
-    start = getattr(position, "start_board_string", None)
-    moves = getattr(position, "moves", None)
-    if start is None or moves is None:
-        raise TypeError(f"a Position or a tsuru.Board is wanted, not {type(position).__name__}")
-    replay = Position(start())
-    for move in moves:
-        replay.play(move)
-    return replay
+    if isinstance(position, Board):
+        return Position.from_board(position)
+    raise TypeError(f"a Position or a tsuru.Board is wanted, not {type(position).__name__}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -315,11 +310,11 @@ def _kill_all() -> None:
 
 def _start_string(position: Position) -> str:
     """The 64-character form of the board ``position``'s game started from."""
-    return _format_board(*position._start)
+    return position.start_board_string()
 
 
 def _moves(position: Position) -> List[Move]:
-    return [move for _, move in position.history()]
+    return list(position.moves)
 
 
 def _remaining(deadline: Optional[float]) -> Optional[float]:
