@@ -97,6 +97,10 @@ const SUBCOMMANDS: &[Subcommand] = &[
         run: tools::book::run,
     },
     Subcommand {
+        spec: &tools::winprob::SPEC,
+        run: tools::winprob::run,
+    },
+    Subcommand {
         spec: &tools::probcut::SPEC,
         run: tools::probcut::run,
     },

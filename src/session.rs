@@ -27,6 +27,7 @@ use tsuru_core::board::{Board, Color, Move, Square};
 use tsuru_core::book::learn::{Learned, SearchValuer};
 use tsuru_core::book::{Book, BookChoice};
 use tsuru_core::eval::pattern::WeightsId;
+use tsuru_core::eval::win_probability::{WinModel, WinProbability};
 use tsuru_core::formats::ggf::{GgfGame, GgfMove};
 use tsuru_core::rng::Rng;
 use tsuru_core::score::Discs;
@@ -207,6 +208,25 @@ impl Session {
             );
         }
         Ok(Some(learned))
+    }
+
+    /// The side to move's chances of a win, a draw and a loss in the current position: its
+    /// value by a search within the level and the clock ([`Session::move_limits`]), read by
+    /// the shipped win probability (certain where the value is exact, and at the game's
+    /// end). A running search is stopped first; this one runs on the calling thread.
+    pub fn win_probability(&mut self) -> WinProbability {
+        let board = self.board().clone();
+        if board.is_game_over() {
+            let score = board.final_score(board.side_to_move()).get();
+            return WinProbability::exact(f64::from(score));
+        }
+        let limits = self.move_limits(None);
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let result = self
+            .worker
+            .with_state(|search| search.iterate(&board, &limits, &stop, &mut |_| {}));
+        let exact = result.depth == tsuru_core::search::Depth::Exact;
+        WinModel::shipped().of_value(result.score.discs(), board.empties(), exact)
     }
 
     #[cfg(test)]
@@ -566,6 +586,26 @@ mod tests {
     /// A session with `config`'s settings and files.
     fn session(config: Config) -> Session {
         Session::new(Loaded::load(config).unwrap())
+    }
+
+    #[test]
+    fn win_probability_is_certain_where_solved_and_a_distribution_elsewhere() {
+        let mut session = session(Config {
+            threads: 1,
+            ..Config::default()
+        });
+        // FFO #1: 14 empties, solved at the default level; the side to move wins by 18.
+        let ffo1 = tsuru_core::board::notation::parse_board(
+            "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X",
+        )
+        .unwrap();
+        session.new_game(ffo1);
+        let p = session.win_probability();
+        assert_eq!((p.win, p.draw, p.loss), (1.0, 0.0, 0.0));
+        session.new_game(Board::start());
+        let p = session.win_probability();
+        assert!((p.win + p.draw + p.loss - 1.0).abs() < 1e-9, "{p:?}");
+        assert!(p.win > 0.2 && p.win < 0.8 && p.draw > 0.0, "{p:?}");
     }
 
     #[test]

@@ -596,3 +596,22 @@ fn an_unknown_first_line_gets_a_hint_on_stderr() {
     assert!(seen.borrow().is_ascii());
     assert_eq!(ok(&mut engine, "protocol_version"), "2");
 }
+
+#[test]
+fn win_probability_answers_the_side_to_moves_three_chances() {
+    let mut engine = Engine::start(&["--gtp", "--threads", "1", "--level", "8"]);
+    let chances = |engine: &mut Engine| -> Vec<f64> {
+        let text = ok(engine, "tsuru-win_probability");
+        text.split_whitespace()
+            .map(|w| w.parse().unwrap())
+            .collect()
+    };
+    let start = chances(&mut engine);
+    assert_eq!(start.len(), 3, "{start:?}");
+    assert!((start.iter().sum::<f64>() - 1.0).abs() < 0.001, "{start:?}");
+    assert!(start.iter().all(|p| (0.0..=1.0).contains(p)), "{start:?}");
+    // After a legal move it is the other side's chances.
+    ok(&mut engine, "play b f5");
+    assert_eq!(chances(&mut engine).len(), 3);
+    ok(&mut engine, "quit");
+}

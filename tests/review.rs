@@ -139,6 +139,9 @@ fn the_losses_of_the_solved_end_are_the_exact_values_differences() {
             f64::from(best),
             "{row}"
         );
+        // An exact value's chances are certain.
+        let win: f64 = field(row, "win").parse().unwrap();
+        assert_eq!(win, if after > 0 { 1.0 } else { 0.0 }, "{row}");
         checked += 1;
     }
     assert!(checked >= 15, "{checked} exact moves checked");
@@ -166,7 +169,7 @@ fn the_losses_of_the_solved_end_are_the_exact_values_differences() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "number,color,move,value,best,best_value,loss,exact,mark"
+        "number,color,move,value,best,best_value,loss,exact,mark,win,draw,loss_chance"
     );
     assert_eq!(lines.len(), played + 1);
     for (row, json) in lines[1..].iter().zip(&reviewed) {

@@ -10,6 +10,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 use tsuru_core::board::Board;
+use tsuru_core::eval::win_probability::WinModel;
 use tsuru_core::eval::{EvalBundle, Evaluation};
 use tsuru_core::search::time::{saturating_seconds, Clock};
 use tsuru_core::search::{
@@ -108,6 +109,10 @@ pub struct PySearchResult {
     pub time: f64,
     /// Whether the search reached its depth or solved, rather than being stopped.
     pub completed: bool,
+    /// The side to move's chances ``(win, draw, loss)``: certain for a proven result
+    /// (``"exact"`` or ``"wld"``), else the engine's win probability of the score, fitted to
+    /// self-play games' results (docs/training.md, "Win probability").
+    pub win_probability: (f64, f64, f64),
 }
 
 #[pymethods]
@@ -159,6 +164,11 @@ impl PySearchResult {
             nodes: result.nodes,
             time: result.elapsed.as_secs_f64(),
             completed: result.completed,
+            win_probability: {
+                let proven = matches!(result.depth, Depth::Exact | Depth::WinLossDraw);
+                let p = WinModel::shipped().of_value(result.score.discs(), empties, proven);
+                (p.win, p.draw, p.loss)
+            },
         }
     }
 }

@@ -64,8 +64,9 @@ def test_start_board() -> None:
     assert "Black (X) to move" in str(board)
 
 
-def test_same_moves_as_the_pure_python_position() -> None:
-    """Two independent move generators agree along random games, passes included."""
+def test_position_reports_what_its_board_does() -> None:
+    """tsuru.othello.Position, a wrapper of the native Board, reports the board's moves, board
+    string, passes, end and history along random games (its translation of each query)."""
     for seed in range(40):
         rng = random.Random(seed)
         board, position = Board(), Position()
@@ -158,6 +159,17 @@ def test_bitboards_and_game_end() -> None:
 
 
 # ----- search and solve -------------------------------------------------------------------
+
+
+def test_win_probability_is_certain_when_solved_and_a_distribution_otherwise() -> None:
+    solved = tsuru.solve(Board(FFO_1))
+    assert solved.kind == "exact" and solved.score == 18.0
+    assert solved.win_probability == (1.0, 0.0, 0.0)
+    searched = tsuru.search(Board(), level=6)
+    win, draw, loss = searched.win_probability
+    assert searched.kind == "midgame"
+    assert abs(win + draw + loss - 1.0) < 1e-9
+    assert 0.2 < win < 0.8 and 0.2 < loss < 0.8 and draw > 0.0
 
 
 def binary_solutions(tsuru_bin: str, obf: Path) -> List[tuple]:

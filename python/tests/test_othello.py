@@ -195,12 +195,14 @@ def test_non_standard_start_and_history() -> None:
 
 
 def test_perft_matches_tsuru(tsuru_bin: str) -> None:
-    """othello.py's move generation agrees with the engine's on positions from random games."""
+    """The engine's move generation, through Position, agrees with the engine's reference
+    generator (``tsuru perft --reference``: square by square, independent of the bitboards)
+    on positions from random games."""
     for seed in range(4):
         pos = random_game(100 + seed, stop_at=12 + 9 * seed)
         depth = 4
         out = subprocess.run(
-            [tsuru_bin, "perft", str(depth), "--board", pos.board_string()],
+            [tsuru_bin, "perft", str(depth), "--reference", "--board", pos.board_string()],
             capture_output=True, text=True, timeout=60, check=True,
         ).stdout
         counts = {int(d): int(n) for d, n in re.findall(r"depth\s+(\d+)\s+leaves\s+(\d+)", out)}

@@ -88,6 +88,11 @@ class SearchResult:
     @property
     def completed(self) -> bool: ...
     @property
+    def win_probability(self) -> Tuple[float, float, float]:
+        """The side to move's chances (win, draw, loss): certain for "exact" and "wld"
+        results, else the engine's win probability of the score."""
+        ...
+    @property
     def nps(self) -> float: ...
 
 class Searcher:

@@ -160,6 +160,16 @@ pub const COMMANDS: &[Command] = &[
         run: Action::Reply(|gtp, _| Ok(score_text(gtp.session.board()))),
     },
     Command {
+        name: "tsuru-win_probability",
+        args: "",
+        help: "the side to move's chances of a win, a draw and a loss, by a search at the \
+               level and clock: WIN DRAW LOSS",
+        run: Action::Reply(|gtp, _| {
+            let p = gtp.session.win_probability();
+            Ok(format!("{:.4} {:.4} {:.4}", p.win, p.draw, p.loss))
+        }),
+    },
+    Command {
         name: "list_games",
         args: "",
         help: "the games played: Othello",

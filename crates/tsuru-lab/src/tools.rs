@@ -24,6 +24,7 @@ pub mod review;
 pub mod solve;
 pub mod tables;
 pub mod train;
+pub mod winprob;
 
 #[cfg(test)]
 mod tests {

@@ -27,6 +27,7 @@ pub mod pattern_nets;
 pub mod positions;
 pub mod selfplay;
 pub mod shards;
+pub mod win_probability;
 
 use std::sync::atomic::AtomicBool;
 use tsuru_core::search::SearchConfig;

@@ -29,6 +29,7 @@ use tsuru_core::board::{notation, Board, Color, Move, Square};
 use tsuru_core::cli::search_options::{self, SearchOptions, EVAL_FILE, HASH, THREADS};
 use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
 use tsuru_core::config::{default_threads, Level};
+use tsuru_core::eval::win_probability::{WinModel, WinProbability};
 use tsuru_core::formats::ggf::GgfGame;
 use tsuru_core::search::time::Clock;
 use tsuru_core::search::{Depth, Search, SearchConfig, SearchLimits, SearchRequest};
@@ -147,6 +148,9 @@ pub struct MoveReview {
     pub exact: bool,
     /// The mark of the loss.
     pub mark: Mark,
+    /// The player's chances after the move, from its value
+    /// ([`tsuru_core::eval::win_probability`]: certain where the value is exact).
+    pub chances: WinProbability,
 }
 
 /// The move that decided the game: the last that changed its result.
@@ -255,6 +259,7 @@ pub fn review_with(
             loss,
             exact,
             mark: Mark::of(loss),
+            chances: WinModel::shipped().of_value(value, board.empties() - 1, exact),
         });
     }
     let last = boards.last().expect("the start at least");
@@ -600,17 +605,18 @@ fn table(record: &GameRecord, review: &Review, search: &str) -> String {
     let _ = writeln!(out, "searched at {search}");
     let _ = writeln!(
         out,
-        "{:>3}  {:<5}  {:<4}  {:>6}  {:<4}  {:>6}  {:>5}  mark",
-        "#", "side", "move", "value", "best", "best v", "loss"
+        "{:>3}  {:<5}  {:<4}  {:>6}  {:>4}  {:<4}  {:>6}  {:>5}  mark",
+        "#", "side", "move", "value", "win%", "best", "best v", "loss"
     );
     for m in &review.moves {
         let _ = writeln!(
             out,
-            "{:>3}  {:<5}  {:<4}  {:>6}  {:<4}  {:>6}  {:>5.1}  {}{}",
+            "{:>3}  {:<5}  {:<4}  {:>6}  {:>4.0}  {:<4}  {:>6}  {:>5.1}  {}{}",
             m.number,
             m.color.to_string(),
             format!("{:#}", m.played),
             value_text(m.value, m.exact),
+            100.0 * m.chances.expected(),
             format!("{:#}", m.best),
             value_text(m.best_value, m.exact),
             m.loss,
@@ -657,7 +663,10 @@ fn table(record: &GameRecord, review: &Review, search: &str) -> String {
             );
         }
     }
-    let _ = writeln!(out, "(~: a value by the search, not exact)");
+    let _ = writeln!(
+        out,
+        "(~: a value by the search, not exact; win%: the player's expected score after the move)"
+    );
     out
 }
 
@@ -698,7 +707,8 @@ fn json(record: &GameRecord, review: &Review) -> String {
         let _ = writeln!(
             out,
             "    {{\"number\": {}, \"color\": \"{}\", \"move\": \"{:#}\", \"value\": {}, \
-             \"best\": \"{:#}\", \"best_value\": {}, \"loss\": {}, \"exact\": {}, \"mark\": \"{}\"}}{}",
+             \"best\": \"{:#}\", \"best_value\": {}, \"loss\": {}, \"exact\": {}, \"mark\": \"{}\", \
+             \"win\": {:.4}, \"draw\": {:.4}, \"loss_chance\": {:.4}}}{}",
             m.number,
             m.color,
             m.played,
@@ -708,6 +718,9 @@ fn json(record: &GameRecord, review: &Review) -> String {
             m.loss,
             m.exact,
             m.mark.name(),
+            m.chances.win,
+            m.chances.draw,
+            m.chances.loss,
             if i + 1 < review.moves.len() { "," } else { "" }
         );
     }
@@ -734,11 +747,13 @@ fn json(record: &GameRecord, review: &Review) -> String {
 }
 
 fn csv(review: &Review) -> String {
-    let mut out = String::from("number,color,move,value,best,best_value,loss,exact,mark\n");
+    let mut out = String::from(
+        "number,color,move,value,best,best_value,loss,exact,mark,win,draw,loss_chance\n",
+    );
     for m in &review.moves {
         let _ = writeln!(
             out,
-            "{},{},{:#},{},{:#},{},{},{},{}",
+            "{},{},{:#},{},{:#},{},{},{},{},{:.4},{:.4},{:.4}",
             m.number,
             m.color,
             m.played,
@@ -747,7 +762,10 @@ fn csv(review: &Review) -> String {
             m.best_value,
             m.loss,
             m.exact,
-            m.mark.name()
+            m.mark.name(),
+            m.chances.win,
+            m.chances.draw,
+            m.chances.loss
         );
     }
     out
