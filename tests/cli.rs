@@ -301,3 +301,67 @@ fn the_shared_search_options_read_the_same_everywhere() {
         }
     }
 }
+
+/// Every option of the registry (`REGISTRY`, crates/tsuru-core/src/cli/search_options.rs) is
+/// read with its one parser by the engine's flag and by a tool that takes it: each sample is
+/// accepted by the parser, the engine and the tool, or refused by all three with the
+/// parser's message (Python's keywords: python/tests/test_settings.py; NBoard's `set depth`
+/// calls the same parser).
+#[test]
+fn every_registered_option_is_read_by_its_one_parser() {
+    use tsuru_core::cli::search_options::REGISTRY;
+    let dir = std::env::temp_dir().join(format!("tsuru-registry-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A game of one move from FFO #1 (14 empties): any level reviews it at once.
+    let game = dir.join("ffo1.ggf");
+    std::fs::write(
+        &game,
+        "(;GM[Othello]TY[8]BO[8 --XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- *]B[G8];)",
+    )
+    .unwrap();
+    let game = game.to_str().unwrap();
+    let samples: &[(&str, &[&str])] = &[
+        ("--threads", &["1", "2", "0", "513", "x"]),
+        ("--hash", &["1", "16", "0", "65537", "-3"]),
+        ("--level", &["1", "60", "0", "61", "deep"]),
+        ("--move-time", &["0.05", "0", "-1", "nan"]),
+        ("--probcut", &["0", "1.1", "10", "10.5", "-1"]),
+    ];
+    let mut checked = 0;
+    for option in REGISTRY.iter().filter(|o| o.flag != "--eval-file") {
+        let (_, texts) = samples
+            .iter()
+            .find(|(flag, _)| *flag == option.flag)
+            .unwrap_or_else(|| panic!("samples for {}", option.flag));
+        for &text in *texts {
+            let parsed = option.check(text);
+            let tool: Vec<&str> = if option.flag == "--probcut" {
+                vec![
+                    "accuracy",
+                    "tests/fixtures/fforum-1-19.obf",
+                    "--depth",
+                    "2",
+                    "--last",
+                    "1",
+                ]
+            } else {
+                vec!["review", game, "--threads", "1"]
+            };
+            for command in [vec![], tool] {
+                let mut args = command.clone();
+                args.extend([option.flag, text]);
+                let out = common::run_tsuru(&args);
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                assert_eq!(out.status.success(), parsed.is_ok(), "{args:?}: {stderr}");
+                if let Err(err) = &parsed {
+                    assert!(stderr.contains(&err.to_string()), "{args:?}: {stderr}");
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(
+        checked,
+        2 * samples.iter().map(|(_, t)| t.len()).sum::<usize>()
+    );
+}

@@ -28,6 +28,8 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(search::search, module)?)?;
     module.add_function(wrap_pyfunction!(search::solve, module)?)?;
     module.add_function(wrap_pyfunction!(search::evaluate, module)?)?;
+    module.add_function(wrap_pyfunction!(search::settings, module)?)?;
+    module.add_function(wrap_pyfunction!(search::check_setting, module)?)?;
     module.add_function(wrap_pyfunction!(data::parse_obf, module)?)?;
     module.add_function(wrap_pyfunction!(data::parse_selfplay, module)?)?;
     module.add_function(wrap_pyfunction!(data::selfplay_columns, module)?)?;

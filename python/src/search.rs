@@ -10,6 +10,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 use tsuru_core::board::Board;
+use tsuru_core::cli::search_options::{self, SharedOption};
 use tsuru_core::eval::win_probability::WinModel;
 use tsuru_core::eval::{EvalBundle, Evaluation};
 use tsuru_core::search::time::{saturating_seconds, Clock};
@@ -173,6 +174,45 @@ impl PySearchResult {
     }
 }
 
+/// Checks a keyword argument's `value` with its registered option's parser (the one the
+/// engine's flag, the tools' and NBoard's `set` use); the error names the keyword and the
+/// flag.
+fn registered(option: &SharedOption, value: impl std::fmt::Display) -> PyResult<()> {
+    option.check(&value.to_string()).map_err(|err| {
+        PyValueError::new_err(format!("{} ({}): {err:#}", option.python, option.flag))
+    })
+}
+
+/// The option registry (`tsuru_core::cli::search_options::REGISTRY`): for each option its
+/// flag, value name, Python keyword (``""``: none), NBoard ``set`` name (``""``: none) and
+/// help.
+#[pyfunction]
+pub fn settings() -> Vec<(
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+)> {
+    search_options::REGISTRY
+        .iter()
+        .map(|o| (o.flag, o.value, o.python, o.nboard, o.help))
+        .collect()
+}
+
+/// Checks ``text`` as the value of the registered option ``flag`` with the parser every entry
+/// point uses: ``None`` when it is one, else ``ValueError`` with the parser's message.
+#[pyfunction]
+pub fn check_setting(flag: &str, text: &str) -> PyResult<()> {
+    let option = search_options::REGISTRY
+        .iter()
+        .find(|o| o.flag == flag)
+        .ok_or_else(|| PyValueError::new_err(format!("{flag} is not a registered option")))?;
+    option
+        .check(text)
+        .map_err(|err| PyValueError::new_err(format!("{err:#}")))
+}
+
 /// Seconds from Python, refused when negative or not a number.
 fn seconds(name: &str, value: f64) -> PyResult<Duration> {
     if value.is_nan() || value < 0.0 {
@@ -189,7 +229,7 @@ fn seconds(name: &str, value: f64) -> PyResult<Duration> {
 #[allow(clippy::too_many_arguments)]
 fn limits(
     board: &Board,
-    level: Option<u32>,
+    level: Option<i64>,
     time: Option<f64>,
     clock: Option<f64>,
     increment: f64,
@@ -203,7 +243,10 @@ fn limits(
         ));
     }
     let clock = match (time, clock) {
-        (Some(time), _) => Clock::PerMove(seconds("time", time)?),
+        (Some(time), _) => {
+            registered(&search_options::MOVE_TIME, time)?;
+            Clock::PerMove(seconds("time", time)?)
+        }
         (None, Some(left)) => Clock::SuddenDeath {
             left: seconds("clock", left)?,
             increment: seconds("increment", increment)?,
@@ -212,13 +255,8 @@ fn limits(
     };
     let level = level
         .map(|n| {
-            Level::new(n).ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "the level (depth) must be between {} and {}, not {n}",
-                    Level::MIN,
-                    Level::MAX
-                ))
-            })
+            registered(&search_options::LEVEL, n)?;
+            Ok::<_, PyErr>(Level::new(n as u32).expect("checked"))
         })
         .transpose()?;
     if multipv == 0 {
@@ -246,7 +284,7 @@ fn solve_limits(wld: bool) -> SearchLimits {
 }
 
 /// The level from `level` or its alias `depth` (the engine's `--level`/`--depth`).
-fn level_of(level: Option<u32>, depth: Option<u32>) -> PyResult<Option<u32>> {
+fn level_of(level: Option<i64>, depth: Option<i64>) -> PyResult<Option<i64>> {
     match (level, depth) {
         (Some(_), Some(_)) => Err(PyValueError::new_err(
             "give level or depth (the same setting), not both",
@@ -301,32 +339,23 @@ fn lock<T>(mutex: &Mutex<T>) -> PyResult<std::sync::MutexGuard<'_, T>> {
 #[pymethods]
 impl Searcher {
     #[new]
-    #[pyo3(signature = (hash_mb=SearchConfig::DEFAULT_HASH_MB, threads=1, eval_file=None))]
+    #[pyo3(signature = (hash_mb=SearchConfig::DEFAULT_HASH_MB as i64, threads=1, eval_file=None))]
     fn new(
         py: Python<'_>,
-        hash_mb: usize,
-        threads: usize,
+        hash_mb: i64,
+        threads: i64,
         eval_file: Option<&str>,
     ) -> PyResult<Searcher> {
-        // The engine's limits (`--hash`, `--threads`), not copies of them.
-        if !(1..=SearchConfig::MAX_HASH_MB).contains(&hash_mb) {
-            return Err(PyValueError::new_err(format!(
-                "hash_mb must be between 1 and {}, not {hash_mb}",
-                SearchConfig::MAX_HASH_MB
-            )));
-        }
-        if !(1..=SearchConfig::MAX_THREADS).contains(&threads) {
-            return Err(PyValueError::new_err(format!(
-                "threads must be between 1 and {}, not {threads}",
-                SearchConfig::MAX_THREADS
-            )));
-        }
+        // The engine's options (`--hash`, `--threads`), read by the same parsers (a negative
+        // number is refused there too, as a ValueError).
+        registered(&search_options::HASH, hash_mb)?;
+        registered(&search_options::THREADS, threads)?;
+        let (hash_mb, threads) = (hash_mb as usize, threads as usize);
         let bundle = match eval_file {
             None => shipped_bundle().clone(),
             Some(path) => EvalBundle::from_file(path)
                 .map_err(|err| PyValueError::new_err(format!("{err:#}")))?,
         };
-        // Checked above with the keyword arguments' names; SearchConfig checks the same ranges.
         let config = SearchConfig::new(hash_mb, threads)
             .map_err(|err| PyValueError::new_err(format!("{err:#}")))?
             .with_eval(bundle);
@@ -352,8 +381,8 @@ impl Searcher {
         &self,
         py: Python<'_>,
         board: PyRef<'_, PyBoard>,
-        level: Option<u32>,
-        depth: Option<u32>,
+        level: Option<i64>,
+        depth: Option<i64>,
         time: Option<f64>,
         clock: Option<f64>,
         increment: f64,
@@ -418,16 +447,16 @@ impl Searcher {
 pub fn search(
     py: Python<'_>,
     board: PyRef<'_, PyBoard>,
-    level: Option<u32>,
-    depth: Option<u32>,
+    level: Option<i64>,
+    depth: Option<i64>,
     time: Option<f64>,
     clock: Option<f64>,
     increment: f64,
     nodes: Option<u64>,
     multipv: usize,
     endgame: bool,
-    threads: usize,
-    hash_mb: usize,
+    threads: i64,
+    hash_mb: i64,
     stop: Option<PyRef<'_, Stop>>,
 ) -> PyResult<PySearchResult> {
     let searcher = Searcher::new(py, hash_mb, threads, None)?;
@@ -443,8 +472,8 @@ pub fn solve(
     py: Python<'_>,
     board: PyRef<'_, PyBoard>,
     wld: bool,
-    threads: usize,
-    hash_mb: usize,
+    threads: i64,
+    hash_mb: i64,
     stop: Option<PyRef<'_, Stop>>,
 ) -> PyResult<PySearchResult> {
     let searcher = Searcher::new(py, hash_mb, threads, None)?;

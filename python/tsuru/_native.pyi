@@ -144,6 +144,14 @@ def solve(
     stop: Optional[Stop] = None,
 ) -> SearchResult: ...
 def evaluate(board: Board) -> float: ...
+def settings() -> List[Tuple[str, str, str, str, str]]:
+    """The engine's option registry: (flag, value name, Python keyword or "", NBoard set
+    name or "", help) for each option more than one entry point takes."""
+    ...
+def check_setting(flag: str, text: str) -> None:
+    """Checks text as the value of the registered option flag with the engine's parser;
+    raises ValueError with its message when it is not one."""
+    ...
 
 class BookMove:
     @property

@@ -58,8 +58,8 @@ pub const OPTIONS: &[OptionSpec] = &[
         },
     },
     OptionSpec {
-        names: &["--level", "--depth"],
-        value: Some("N"),
+        names: &[search_options::LEVEL.flag, "--depth"],
+        value: Some(search_options::LEVEL.value),
         help: "midgame search depth in plies, 1-60 (default 12); see protocol.md for when it solves exactly",
         default: "",
         apply: |c, v| {
@@ -68,19 +68,16 @@ pub const OPTIONS: &[OptionSpec] = &[
         },
     },
     OptionSpec {
-        names: &["--move-time"],
-        value: Some("SECONDS"),
+        names: &[search_options::MOVE_TIME.flag],
+        value: Some(search_options::MOVE_TIME.value),
         help: "time per move when the GUI gives no clock (default: depth only)",
         default: "",
         apply: |c, v| {
-            let secs: f64 = number(v, "the move time")?;
-            if !(secs > 0.0 && secs.is_finite()) {
-                bail!("the move time must be a positive number of seconds");
-            }
+            let time = search_options::move_time(v)?;
             if c.game_time.is_some() {
                 bail!("give --move-time or --game-time, not both");
             }
-            c.move_time = Some(saturating_seconds(secs));
+            c.move_time = Some(time);
             Ok(())
         },
     },
@@ -136,8 +133,8 @@ pub const OPTIONS: &[OptionSpec] = &[
         },
     },
     OptionSpec {
-        names: &["--probcut"],
-        value: Some("T"),
+        names: &[search_options::PROBCUT.flag],
+        value: Some(search_options::PROBCUT.value),
         help: "Multi-ProbCut confidence factor in the midgame (default 1.1; larger is safer, 0 turns it off)",
         default: "",
         apply: |c, v| {

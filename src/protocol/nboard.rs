@@ -5,7 +5,8 @@
 //! and waits for it, so nothing about an old request can follow a newer `pong`. Unknown or
 //! malformed lines are logged on stderr and ignored; a failed command changes nothing.
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
+use tsuru_core::cli::search_options;
 
 use super::input::Input;
 use super::output::Output;
@@ -15,7 +16,7 @@ use tsuru_core::board::Move;
 use tsuru_core::book::BookChoice;
 use tsuru_core::formats::ggf::{parse_move_token, GgfGame};
 use tsuru_core::score::{Discs, Score, UNITS_PER_DISC};
-use tsuru_core::search::{Depth, Level, PvLine, SearchInfo};
+use tsuru_core::search::{Depth, PvLine, SearchInfo};
 
 /// The name sent with `set myname` (one token, as NBoard keeps only the first word).
 pub const ENGINE_NAME: &str = "tsuru";
@@ -110,11 +111,9 @@ fn set(session: &mut Session, rest: &str) -> Result<()> {
     let (name, value) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
     let value = value.trim();
     match name {
-        "depth" => {
-            let depth: u32 = value.parse().context("depth needs a number")?;
-            let level = Level::new(depth)
-                .ok_or_else(|| anyhow!("depth must be between 1 and 60, not {depth}"))?;
-            session.set_level(level);
+        // The registry's level (`--level`), with its parser.
+        name if name == search_options::LEVEL.nboard => {
+            session.set_level(search_options::level(value).context("set depth")?);
             Ok(())
         }
         "game" => {

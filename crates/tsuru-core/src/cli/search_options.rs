@@ -1,6 +1,8 @@
-//! The search options every searching command shares, declared once: `--threads`, `--hash`
-//! and `--eval-file` (the group, [`GROUP`]), and the value parsers of `--level` and
-//! `--probcut`.
+//! The option registry: every search setting that more than one entry point takes, declared
+//! once ([`REGISTRY`]: `--threads`, `--hash`, `--eval-file`, `--level`, `--probcut`,
+//! `--move-time`) with its flag, value name, help, its Python keyword and NBoard `set` name
+//! where those exist, and its value parser ([`SharedOption::check`]). The group every
+//! searching tool takes is [`GROUP`].
 //!
 //! The engine's option table ([`super::options`]) and every tool that searches (the lab's
 //! `ToolSpec` tables) take their rows for these options from here, with their own default,
@@ -19,7 +21,7 @@ use crate::search::SearchConfig;
 
 /// One shared option: its flag, the name of its value and what it does (each command adds its
 /// default).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub struct SharedOption {
     /// The flag, `--name`.
     pub flag: &'static str,
@@ -27,6 +29,21 @@ pub struct SharedOption {
     pub value: &'static str,
     /// What it does, one line, without the default.
     pub help: &'static str,
+    /// The keyword argument of Python's `Searcher`, `search` and `solve` that sets it (`""`:
+    /// none).
+    pub python: &'static str,
+    /// The NBoard `set NAME VALUE` that sets it (`""`: none).
+    pub nboard: &'static str,
+    /// The parser of its value: what every entry point accepts, with one error message.
+    pub parse: fn(&str) -> Result<()>,
+}
+
+impl SharedOption {
+    /// Whether `text` is a value of this option, by the parser every entry point uses: the
+    /// error says what is wrong without naming the flag (each entry point names it its way).
+    pub fn check(&self, text: &str) -> Result<()> {
+        (self.parse)(text)
+    }
 }
 
 /// `--threads N`: search threads.
@@ -34,6 +51,9 @@ pub const THREADS: SharedOption = SharedOption {
     flag: "--threads",
     value: "N",
     help: "search threads, 1-512",
+    python: "threads",
+    nboard: "",
+    parse: |text| threads(text).map(drop),
 };
 
 /// `--hash MB`: the most the transposition tables use.
@@ -41,6 +61,9 @@ pub const HASH: SharedOption = SharedOption {
     flag: "--hash",
     value: "MB",
     help: "MiB the transposition tables may use, 1-65536",
+    python: "hash_mb",
+    nboard: "",
+    parse: |text| hash_mb(text).map(drop),
 };
 
 /// `--eval-file WEIGHTS`: other weights than the shipped ones.
@@ -49,7 +72,56 @@ pub const EVAL_FILE: SharedOption = SharedOption {
     value: "WEIGHTS",
     help: "pattern weights to search with instead of the shipped ones (or a\n\
            term file: the shipped weights with its interaction term)",
+    python: "eval_file",
+    nboard: "",
+    parse: |text| {
+        anyhow::ensure!(!text.is_empty(), "the weights file needs a name");
+        Ok(())
+    },
 };
+
+/// `--level N` (the tools' `--depth` where it is one): the midgame depth and the endgame
+/// thresholds.
+pub const LEVEL: SharedOption = SharedOption {
+    flag: "--level",
+    value: "N",
+    help: "midgame search depth in plies, 1-60",
+    python: "level",
+    nboard: "depth",
+    parse: |text| level(text).map(drop),
+};
+
+/// `--probcut T`: the Multi-ProbCut confidence factor.
+pub const PROBCUT: SharedOption = SharedOption {
+    flag: "--probcut",
+    value: "T",
+    help: "Multi-ProbCut confidence factor, 0 (off) to 10",
+    python: "",
+    nboard: "",
+    parse: |text| probcut(text).map(drop),
+};
+
+/// `--move-time SECONDS`: the time a move (a position) when no clock says otherwise.
+pub const MOVE_TIME: SharedOption = SharedOption {
+    flag: "--move-time",
+    value: "SECONDS",
+    help: "seconds a move, more than 0",
+    python: "time",
+    nboard: "",
+    parse: |text| move_time(text).map(drop),
+};
+
+/// Every registered option.
+pub const REGISTRY: [SharedOption; 6] = [THREADS, HASH, EVAL_FILE, LEVEL, PROBCUT, MOVE_TIME];
+
+/// `--move-time`'s value: seconds, more than 0 and finite.
+pub fn move_time(text: &str) -> Result<std::time::Duration> {
+    let seconds: f64 = number(text, "the move time")?;
+    if !(seconds > 0.0 && seconds.is_finite()) {
+        bail!("the move time must be a positive number of seconds");
+    }
+    Ok(crate::search::time::saturating_seconds(seconds))
+}
 
 /// The group every tool that searches takes, in the order of [`SearchOptions`]' fields.
 pub const GROUP: [SharedOption; 3] = [THREADS, HASH, EVAL_FILE];

@@ -352,15 +352,11 @@ fn parse_args(args: &[String]) -> Result<Options> {
                 depth = Some(level);
             }
             Arg::Flag(flag @ "--move-time") => {
-                let value = args.value(flag)?;
-                let seconds: f64 = value
-                    .parse()
-                    .ok()
-                    .filter(|s: &f64| s.is_finite() && *s > 0.0 && *s <= 3600.0)
-                    .with_context(|| {
-                        format!("{flag} needs seconds, more than 0 and at most 3600, not {value:?}")
-                    })?;
-                move_time = Some(Duration::from_secs_f64(seconds));
+                move_time = Some(search_options::value(
+                    flag,
+                    args.value(flag)?,
+                    search_options::move_time,
+                )?);
             }
             Arg::Flag(flag @ "--nodes") => {
                 let count = args.whole_number(flag)?;
