@@ -359,6 +359,23 @@ impl PyBoard {
         notation::diagram(&self.board)
     }
 
+    /// The board as an SVG picture (``tsuru.svg.board``), for Jupyter, with the legal moves
+    /// marked and the last move ringed.
+    fn _repr_svg_(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let py = slf.py();
+        let (moves, last) = {
+            let board = slf.borrow();
+            (
+                board.legal_moves(),
+                board.board.history().last().map(move_number),
+            )
+        };
+        py.import("tsuru.svg")?
+            .getattr("board")?
+            .call1((slf, moves, last))?
+            .extract()
+    }
+
     fn __repr__(&self) -> String {
         if self.board.ply() == 0 {
             format!("Board({:?})", notation::board_to_string(&self.board))

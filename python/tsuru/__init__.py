@@ -23,7 +23,7 @@ Moves are ints everywhere: a square ``0..63`` (``a1`` = 0, ``h1`` = 7, ``h8`` = 
 
 from types import ModuleType
 
-from . import othello
+from . import othello, svg
 from ._native import (
     ENGINE_VERSION,
     Board,
@@ -54,6 +54,7 @@ __all__ = [
     "evaluate",
     "ENGINE_VERSION",
     "othello",
+    "svg",
     "engine",
     "data",
     "Position",
