@@ -145,9 +145,9 @@ pub fn parse_logbook_line(line: &str) -> Option<Game> {
     })
 }
 
-/// Reads a logbook file (`.gz` through `gzip -dc`); returns the games and the lines dropped.
-pub fn read_logbook(path: &Path) -> Result<(Vec<Game>, usize)> {
-    let text = if path.extension().is_some_and(|e| e == "gz") {
+/// The text of a file, a `.gz` one read through `gzip -dc` (invalid UTF-8 replaced).
+pub fn read_text(path: &Path) -> Result<String> {
+    if path.extension().is_some_and(|e| e == "gz") {
         let output = std::process::Command::new("gzip")
             .arg("-dc")
             .arg(path)
@@ -158,10 +158,15 @@ pub fn read_logbook(path: &Path) -> Result<(Vec<Game>, usize)> {
             "gzip -dc {} failed",
             path.display()
         );
-        String::from_utf8_lossy(&output.stdout).into_owned()
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
     } else {
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?
-    };
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+    }
+}
+
+/// Reads a logbook file (`.gz` through `gzip -dc`); returns the games and the lines dropped.
+pub fn read_logbook(path: &Path) -> Result<(Vec<Game>, usize)> {
+    let text = read_text(path)?;
     let mut games = Vec::new();
     let mut dropped = 0;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {

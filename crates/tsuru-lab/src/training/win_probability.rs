@@ -317,22 +317,7 @@ pub fn sign_baseline(train: &Counts) -> impl Fn(&Cell) -> WinProbability {
 
 /// The games of a self-play file (`.gz` read through `gzip -dc`).
 pub fn read_games(path: &Path) -> Result<Vec<SelfPlayGame>> {
-    let text = if path.extension().is_some_and(|e| e == "gz") {
-        let output = std::process::Command::new("gzip")
-            .arg("-dc")
-            .arg(path)
-            .output()
-            .with_context(|| format!("running gzip -dc {}", path.display()))?;
-        anyhow::ensure!(
-            output.status.success(),
-            "gzip -dc {} failed",
-            path.display()
-        );
-        String::from_utf8(output.stdout)
-            .with_context(|| format!("{} is not text", path.display()))?
-    } else {
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?
-    };
+    let text = super::games::read_text(path)?;
     let (_, games) =
         selfplay::read_file(&text).with_context(|| format!("in {}", path.display()))?;
     Ok(games)
