@@ -249,7 +249,8 @@ fn script_string(text: &str) -> String {
 const STYLE: &str = "\
 body{font:14px sans-serif;margin:16px;color:#222;background:#fafafa}\
 h1{font-size:18px;margin:0 0 4px;word-break:break-all}p{margin:2px 0}\
-#main{display:flex;gap:20px;align-items:flex-start;margin-top:10px}\
+#main{display:flex;flex-wrap:wrap;gap:20px;align-items:flex-start;margin-top:10px}\
+#right{flex:1;min-width:420px;max-width:760px}\
 #board{display:grid;grid-template-columns:18px repeat(8,44px);grid-template-rows:18px repeat(8,44px);\
 width:max-content}\
 .label{font-size:11px;color:#555;display:flex;align-items:center;justify-content:center}\
@@ -261,13 +262,14 @@ width:max-content}\
 .cell[data-best]::before{content:'';position:absolute;inset:14px;border-radius:50%;\
 border:3px solid #ffd700;z-index:1}\
 #nav{margin:8px 0;display:flex;gap:6px;align-items:center}\
-#info{width:390px;min-height:60px}\
-#moves{list-style:none;margin:0;padding:0;display:grid;grid-auto-flow:column;column-gap:14px}\
+#info{width:390px;min-height:40px}\
+#moves{list-style:none;margin:0;padding:0;display:grid;grid-auto-flow:column;column-gap:18px;\
+justify-content:start}\
 #moves li{padding:1px 4px;cursor:pointer;white-space:nowrap;font-family:monospace}\
 #moves li.current{background:#cfe3f7}\
 .loss.inaccuracy{color:#a08000}.loss.mistake{color:#e07000;font-weight:bold}\
 .loss.blunder{color:#d00000;font-weight:bold}.loss.best{color:#2a7a2a}\
-#graph{margin-top:14px;max-width:760px}#graph svg{width:100%;height:auto}\
+#graph{margin-top:14px}#graph svg{width:100%;height:auto}\
 ";
 
 const SCRIPT: &str = r#"
@@ -307,13 +309,14 @@ const SCRIPT: &str = r#"
     var item = document.querySelector('#moves li[data-move="' + n + '"]');
     if (item && item.scrollIntoView) item.scrollIntoView({block: 'nearest'});
     var text = n === 0 ? 'Start.' : 'After ' + played.summary + '.';
+    var side = next ? next.side.charAt(0).toUpperCase() + next.side.slice(1) : '';
     if (n === data.moves.length) {
       text += ' ' + data.end;
     } else if (next.reviewed) {
-      text += ' ' + next.side + ' to move; best ' + next.best + ' (' + next.best_value +
+      text += ' ' + side + ' to move; best ' + next.best + ' (' + next.best_value +
         ' for ' + next.side + ').';
     } else {
-      text += ' ' + next.side + ' must pass.';
+      text += ' ' + side + ' must pass.';
     }
     document.getElementById('info').textContent = text;
     document.getElementById('status').textContent = 'move ' + n + ' of ' + data.moves.length;
@@ -457,7 +460,7 @@ pub fn html(record: &GameRecord, review: &Review, boards: &[Board]) -> String {
          </button><button id=\"forward\">&gt;</button><button id=\"last\">&gt;|</button>\
          <span id=\"status\"></span></div>\n<div id=\"info\"></div>\n\
          <p>Keys: left and right arrows, Home, End. Click a move or a point of the graph.</p>\n\
-         </div>\n",
+         </div>\n<div id=\"right\">\n",
     );
     // Three columns of moves, filled down.
     let _ = writeln!(
@@ -494,9 +497,9 @@ pub fn html(record: &GameRecord, review: &Review, boards: &[Board]) -> String {
             }
         }
     }
-    out.push_str("</ol>\n</div>\n<div id=\"graph\">\n");
+    out.push_str("</ol>\n<div id=\"graph\">\n");
     out.push_str(&svg_element(record, review));
-    out.push_str("</div>\n<script>\n");
+    out.push_str("</div>\n</div>\n</div>\n<script>\n");
     // The game's data: every position, and each move with its review.
     let mut data = String::from("{\"boards\": [");
     for (i, board) in boards.iter().enumerate() {
