@@ -253,6 +253,10 @@ fn bad_input_is_refused_naming_the_file_the_game_and_the_move() {
         ),
         (vec!["f5d6zz"], "not a list of moves".into()),
         (vec!["f5f5"], "move 2 (F5)".into()),
+        (
+            vec!["f5d6", "--html", "/no/such/folder/review.html"],
+            "--html /no/such/folder/review.html: no folder /no/such/folder".into(),
+        ),
     ] {
         let mut full = vec!["review"];
         full.extend(args.iter().copied());

@@ -69,7 +69,7 @@ pub const SPEC: ToolSpec = ToolSpec {
             "--svg",
             "FILE",
             "also write the value for black along the game as an SVG graph, one point a\n\
-             move, mistakes and blunders ringed",
+             move, inaccuracies, mistakes and blunders ringed",
         ),
         ToolOption::new(
             "--html",
