@@ -1,5 +1,5 @@
 //! `tsuru review GAME [--game N] [--level N | --move-time S] [--threads N] [--hash MB]
-//! [--eval-file W] [--json | --csv]`: where a game went wrong.
+//! [--eval-file W] [--json | --csv] [--svg FILE] [--html FILE]`: where a game went wrong.
 //!
 //! Every position of the game is searched, from the last to the first so that the solver's
 //! table, filled by the end of the game, serves the earlier positions. A move's **value** is
@@ -17,6 +17,9 @@
 //! line). A game that did not end (resigned, lost on time) is reviewed up to its last move.
 //! Bad input (an illegal move, a game number out of range, a truncated file, a game with
 //! no moves) is an error naming the file, the game and the move.
+//!
+//! `--svg FILE` also writes the value along the game as a graph, `--html FILE` a page that
+//! replays the game with the move list and the graph ([`page`]).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -33,6 +36,8 @@ use tsuru_core::eval::win_probability::{WinModel, WinProbability};
 use tsuru_core::formats::ggf::GgfGame;
 use tsuru_core::search::time::Clock;
 use tsuru_core::search::{Depth, Search, SearchConfig, SearchLimits, SearchRequest};
+
+pub mod page;
 
 /// The command line of `tsuru review`.
 pub const SPEC: ToolSpec = ToolSpec {
@@ -61,6 +66,18 @@ pub const SPEC: ToolSpec = ToolSpec {
         ToolOption::shared(EVAL_FILE, ""),
         ToolOption::new("--json", "", "write the review as JSON instead of a table"),
         ToolOption::new("--csv", "", "write the moves as CSV instead of a table"),
+        ToolOption::new(
+            "--svg",
+            "FILE",
+            "also write the value for black along the game as an SVG graph, one point a\n\
+             move, inaccuracies, mistakes and blunders ringed",
+        ),
+        ToolOption::new(
+            "--html",
+            "FILE",
+            "also write one self-contained page replaying the game: the board (arrow keys,\n\
+             Home, End), the move list, the graph and the best move of each position",
+        ),
     ],
     notes: "GAME is a GGF file, a WTHOR file (.wtb) or a transcript (f5d6c3..., in a file or\n\
             given as the argument). Marks by the discs a move lost: best (under 1), inaccuracy\n\
@@ -437,6 +454,8 @@ struct Options {
     move_time: Option<Duration>,
     search: SearchOptions,
     format: Format,
+    svg: Option<String>,
+    html: Option<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -453,6 +472,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
     let mut move_time = None;
     let mut search = SearchOptions::new(default_threads(), SearchConfig::DEFAULT_HASH_MB);
     let mut format = Format::Table;
+    let (mut svg, mut html) = (None, None);
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
         match arg {
@@ -474,6 +494,8 @@ fn parse_args(args: &[String]) -> Result<Options> {
             Arg::Flag(flag) if SearchOptions::takes(flag) => search.set(flag, args.value(flag)?)?,
             Arg::Flag("--json") => format = Format::Json,
             Arg::Flag("--csv") => format = Format::Csv,
+            Arg::Flag(flag @ "--svg") => svg = Some(writable(flag, args.value(flag)?)?),
+            Arg::Flag(flag @ "--html") => html = Some(writable(flag, args.value(flag)?)?),
             Arg::Positional(name) if game.is_none() => game = Some(name.to_string()),
             other => return Err(args.unexpected(other)),
         }
@@ -492,7 +514,24 @@ fn parse_args(args: &[String]) -> Result<Options> {
         move_time,
         search,
         format,
+        svg,
+        html,
     })
+}
+
+/// `path` if a file can be written there (its folder exists), so that a review that takes
+/// minutes does not fail at its end.
+fn writable(flag: &str, path: &str) -> Result<String> {
+    let folder = match Path::new(path).parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    };
+    ensure!(
+        folder.is_dir(),
+        "{flag} {path}: no folder {} to write it in",
+        folder.display()
+    );
+    Ok(path.to_string())
 }
 
 /// Runs `tsuru review`.
@@ -530,6 +569,15 @@ pub fn run(args: &[String]) -> Result<()> {
         Format::Json => json(&record, &review),
         Format::Csv => csv(&review),
     };
+    if let Some(path) = &options.svg {
+        std::fs::write(path, page::svg_file(&record, &review))
+            .with_context(|| format!("writing {path}"))?;
+    }
+    if let Some(path) = &options.html {
+        let boards = positions(&record.start, &record.moves)?;
+        std::fs::write(path, page::html(&record, &review, &boards))
+            .with_context(|| format!("writing {path}"))?;
+    }
     tsuru_core::out!("{text}")?;
     Ok(())
 }
