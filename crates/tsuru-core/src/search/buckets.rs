@@ -36,19 +36,49 @@ pub struct Buckets {
 }
 
 /// Zeroed (empty) words for `buckets` buckets and the index of the first word on a cache-line
-/// boundary.
-fn zeroed_words(buckets: usize) -> (Box<[AtomicU64]>, usize) {
-    let len = buckets * BUCKET_WORDS + BUCKET_WORDS - 1;
-    // `new_zeroed_slice` asks the allocator for zeroed memory (`calloc`: the 8-byte alignment
-    // is within what it guarantees), which the operating system maps lazily; building the
-    // atomics one by one would write every page at start-up.
-    // SAFETY: an all-zero `AtomicU64` is a valid `AtomicU64` holding 0.
-    let words = unsafe { Box::<[AtomicU64]>::new_zeroed_slice(len).assume_init() };
+/// boundary, or `None` when the allocator cannot give that much memory.
+fn try_zeroed_words(buckets: usize) -> Option<(Box<[AtomicU64]>, usize)> {
+    let len = buckets.checked_mul(BUCKET_WORDS)? + BUCKET_WORDS - 1;
+    let layout = std::alloc::Layout::array::<AtomicU64>(len).ok()?;
+    // The allocator's zeroed memory (`calloc`: the 8-byte alignment is within what it
+    // guarantees), which the operating system maps lazily; building the atomics one by one
+    // would write every page at start-up. Asked for fallibly: a table larger than the
+    // machine can give is an answer to shrink it, not an abort.
+    // SAFETY: `layout` has a nonzero size (`len >= BUCKET_WORDS`).
+    let pointer = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<AtomicU64>();
+    if pointer.is_null() {
+        return None;
+    }
+    // SAFETY: `pointer` holds `len` zeroed `AtomicU64`s (an all-zero `AtomicU64` is a valid
+    // one holding 0), allocated by the global allocator with the layout a `Box<[AtomicU64]>`
+    // of `len` frees with.
+    let words = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(pointer, len)) };
     // `u64` alignment makes the distance to the boundary a whole number of words.
     let misaligned = words.as_ptr() as usize % BUCKET_BYTES;
     let start = (BUCKET_BYTES - misaligned) % BUCKET_BYTES / std::mem::size_of::<u64>();
     huge_pages::advise(&words);
-    (words, start)
+    Some((words, start))
+}
+
+/// The words of `buckets` buckets (a power of two), or of the largest power of two below
+/// that the allocator can give, with the bucket count they hold; a table cut down is
+/// logged as a warning.
+fn zeroed_words(buckets: usize) -> (Box<[AtomicU64]>, usize, usize) {
+    let mut count = buckets.max(1);
+    loop {
+        if let Some((words, start)) = try_zeroed_words(count) {
+            if count < buckets {
+                log::warn!(
+                    "a table of {} MiB could not be allocated: using {} MiB",
+                    (buckets * BUCKET_BYTES) >> 20,
+                    (count * BUCKET_BYTES) >> 20
+                );
+            }
+            return (words, start, count);
+        }
+        assert!(count > 1, "no memory for a one-bucket table");
+        count /= 2;
+    }
 }
 
 /// Asks Linux to back the table with huge pages where it can.
@@ -93,10 +123,12 @@ mod huge_pages {
 
 impl Buckets {
     /// As many buckets as fit in `megabytes` MiB (at least one), a power of two: a
-    /// power-of-two size is used exactly, any other is rounded down to one.
+    /// power-of-two size is used exactly, any other is rounded down to one. When the
+    /// machine cannot give that much memory, the largest power of two it can (a warning
+    /// says so): a `--hash` too large for the machine shrinks the table instead of ending
+    /// the engine.
     pub fn new(megabytes: usize) -> Buckets {
-        let buckets = Buckets::bytes_for(megabytes) / BUCKET_BYTES;
-        let (words, start) = zeroed_words(buckets);
+        let (words, start, buckets) = zeroed_words(Buckets::bytes_for(megabytes) / BUCKET_BYTES);
         Buckets {
             words,
             start,
@@ -125,7 +157,9 @@ impl Buckets {
     pub fn clear(&mut self) {
         // The old words go first, so that the two never take memory at the same time.
         self.words = Box::new([]);
-        (self.words, self.start) = zeroed_words(self.mask + 1);
+        let buckets;
+        (self.words, self.start, buckets) = zeroed_words(self.mask + 1);
+        self.mask = buckets - 1;
         self.generation = AtomicU8::new(1);
     }
 
@@ -274,6 +308,17 @@ impl Buckets {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_table_larger_than_the_machine_is_cut_down_not_fatal() {
+        // 2^40 MiB (an exbibyte): more than any machine gives; the allocator says no, the
+        // table halves until it fits, and it works.
+        let table = Buckets::new(1 << 40);
+        let bytes = table.size_bytes();
+        assert!((BUCKET_BYTES..1 << 60).contains(&bytes), "{bytes}");
+        assert!((bytes / BUCKET_BYTES).is_power_of_two());
+        assert!(table.bucket(12345).iter().all(|w| w.load(Relaxed) == 0));
+    }
 
     #[test]
     fn the_size_asked_for_is_respected() {
