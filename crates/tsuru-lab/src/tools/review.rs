@@ -29,7 +29,9 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, ensure, Context, Result};
 
 use tsuru_core::board::{notation, Board, Color, Move, Square};
-use tsuru_core::cli::search_options::{self, SearchOptions, EVAL_FILE, HASH, THREADS};
+use tsuru_core::cli::search_options::{
+    self, SearchOptions, EVAL_FILE, HASH, LEVEL, MOVE_TIME, THREADS,
+};
 use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
 use tsuru_core::config::{default_threads, Level};
 use tsuru_core::eval::win_probability::{WinModel, WinProbability};
@@ -51,16 +53,8 @@ pub const SPEC: ToolSpec = ToolSpec {
             "N",
             "the game to review in a GGF or WTHOR file of several, from 1 (default 1)",
         ),
-        ToolOption::new(
-            "--level",
-            "N",
-            "search level, 1-60: midgame depth, exact from 3N/2 empties (default 18: exact\nfrom 27 empties)",
-        ),
-        ToolOption::new(
-            "--move-time",
-            "SECONDS",
-            "time for each position's search instead of a level, as the engine's --move-time",
-        ),
+        ToolOption::shared(LEVEL, "18: exact from 27 empties"),
+        ToolOption::shared(MOVE_TIME, "none: the level"),
         ToolOption::shared(THREADS, "every core"),
         ToolOption::shared(HASH, "64"),
         ToolOption::shared(EVAL_FILE, ""),
@@ -80,7 +74,8 @@ pub const SPEC: ToolSpec = ToolSpec {
         ),
     ],
     notes: "GAME is a GGF file, a WTHOR file (.wtb) or a transcript (f5d6c3..., in a file or\n\
-            given as the argument). Marks by the discs a move lost: best (under 1), inaccuracy\n\
+            given as the argument). Each position is searched at the level (exact from 3N/2\n\
+            empties), or for --move-time seconds instead. Marks by the discs a move lost: best (under 1), inaccuracy\n\
             (1 to under 4), mistake (4 to under 8), blunder (8 or more). A progress bar is\n\
             drawn on stderr when it is a terminal.",
 };
@@ -236,7 +231,6 @@ pub fn review_with(
             -v
         }
     };
-    let outcome = |v: f64| (v > 0.0) as i32 - (v < 0.0) as i32;
     let mut reviewed = Vec::new();
     let mut error_totals = [0.0; 2];
     let mut decisive = None;
@@ -623,6 +617,11 @@ fn value_text(value: f64, exact: bool) -> String {
     }
 }
 
+/// The result a value for Black stands for: 1 a black win, 0 a draw, -1 a white win.
+fn outcome(value: f64) -> i32 {
+    (value > 0.0) as i32 - (value < 0.0) as i32
+}
+
 fn outcome_name(outcome: i32) -> &'static str {
     match outcome {
         1 => "a black win",
@@ -703,7 +702,7 @@ fn table(record: &GameRecord, review: &Review, search: &str) -> String {
             let _ = writeln!(
                 out,
                 "decisive move: none; the start was already {}",
-                outcome_name((review.start_value > 0.0) as i32 - (review.start_value < 0.0) as i32)
+                outcome_name(outcome(review.start_value))
             );
         }
     }
@@ -748,25 +747,19 @@ fn json(record: &GameRecord, review: &Review) -> String {
     );
     let _ = writeln!(out, "  \"moves\": [");
     for (i, m) in review.moves.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "    {{\"number\": {}, \"color\": \"{}\", \"move\": \"{:#}\", \"value\": {}, \
-             \"best\": \"{:#}\", \"best_value\": {}, \"loss\": {}, \"exact\": {}, \"mark\": \"{}\", \
-             \"win\": {:.4}, \"draw\": {:.4}, \"loss_chance\": {:.4}}}{}",
-            m.number,
-            m.color,
-            m.played,
-            m.value,
-            m.best,
-            m.best_value,
-            m.loss,
-            m.exact,
-            m.mark.name(),
-            m.chances.win,
-            m.chances.draw,
-            m.chances.loss,
-            if i + 1 < review.moves.len() { "," } else { "" }
-        );
+        let fields: Vec<String> = MOVE_FIELD_NAMES
+            .iter()
+            .zip(move_fields(m))
+            .map(|(name, (text, quoted))| {
+                if quoted {
+                    format!("\"{name}\": \"{text}\"")
+                } else {
+                    format!("\"{name}\": {text}")
+                }
+            })
+            .collect();
+        let comma = if i + 1 < review.moves.len() { "," } else { "" };
+        let _ = writeln!(out, "    {{{}}}{comma}", fields.join(", "));
     }
     let _ = writeln!(out, "  ],");
     let _ = writeln!(
@@ -790,27 +783,47 @@ fn json(record: &GameRecord, review: &Review) -> String {
     out
 }
 
+/// The names of a reviewed move's fields, in the order [`move_fields`] gives them: JSON's
+/// keys and CSV's header.
+const MOVE_FIELD_NAMES: [&str; 12] = [
+    "number",
+    "color",
+    "move",
+    "value",
+    "best",
+    "best_value",
+    "loss",
+    "exact",
+    "mark",
+    "win",
+    "draw",
+    "loss_chance",
+];
+
+/// A reviewed move's fields as JSON and CSV write them: the text, and whether JSON quotes it.
+fn move_fields(m: &MoveReview) -> [(String, bool); 12] {
+    [
+        (m.number.to_string(), false),
+        (m.color.to_string(), true),
+        (format!("{:#}", m.played), true),
+        (m.value.to_string(), false),
+        (format!("{:#}", m.best), true),
+        (m.best_value.to_string(), false),
+        (m.loss.to_string(), false),
+        (m.exact.to_string(), false),
+        (m.mark.name().to_string(), true),
+        (format!("{:.4}", m.chances.win), false),
+        (format!("{:.4}", m.chances.draw), false),
+        (format!("{:.4}", m.chances.loss), false),
+    ]
+}
+
 fn csv(review: &Review) -> String {
-    let mut out = String::from(
-        "number,color,move,value,best,best_value,loss,exact,mark,win,draw,loss_chance\n",
-    );
+    let mut out = MOVE_FIELD_NAMES.join(",");
+    out.push('\n');
     for m in &review.moves {
-        let _ = writeln!(
-            out,
-            "{},{},{:#},{},{:#},{},{},{},{},{:.4},{:.4},{:.4}",
-            m.number,
-            m.color,
-            m.played,
-            m.value,
-            m.best,
-            m.best_value,
-            m.loss,
-            m.exact,
-            m.mark.name(),
-            m.chances.win,
-            m.chances.draw,
-            m.chances.loss
-        );
+        let row: Vec<String> = move_fields(m).into_iter().map(|(text, _)| text).collect();
+        let _ = writeln!(out, "{}", row.join(","));
     }
     out
 }

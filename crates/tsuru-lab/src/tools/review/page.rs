@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 
 use tsuru_core::board::{Board, Color, Square};
 
-use super::{outcome_name, GameRecord, Mark, MoveReview, Review};
+use super::{outcome_name, value_text, GameRecord, Mark, MoveReview, Review};
 
 /// The graph's size in SVG user units (the page scales it to its width).
 const WIDTH: f64 = 760.0;
@@ -59,10 +59,6 @@ fn for_black(m: &MoveReview) -> f64 {
 }
 
 /// A value as the pictures write it: whole discs when exact, else to a tenth.
-fn value_text(value: f64, exact: bool) -> String {
-    super::value_text(value, exact)
-}
-
 /// The value range the graph shows, `-range..=range` discs: the largest value rounded up
 /// to a multiple of 8, at least 8 and at most 64 (a value can never lie beyond).
 fn value_range(review: &Review) -> f64 {
