@@ -26,7 +26,7 @@ mod session;
 /// not part of the library's API.
 #[doc(hidden)]
 pub mod test_hooks {
-    pub use crate::cli::options::OPTIONS;
+    pub use crate::cli::options::ENGINE;
     pub use crate::protocol::gtp::COMMANDS;
     pub use crate::protocol::nboard::depth_text;
 }

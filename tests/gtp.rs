@@ -279,7 +279,11 @@ fn command_line_help_version_and_errors() {
     let help = run(&["--help"]);
     assert!(help.status.success());
     let text = String::from_utf8(help.stdout).unwrap();
-    for name in tsuru::test_hooks::OPTIONS.iter().flat_map(|o| o.names) {
+    let options = tsuru::test_hooks::ENGINE.options;
+    let names = options
+        .iter()
+        .flat_map(|o| std::iter::once(&o.flag).chain(o.aliases));
+    for name in names {
         assert!(text.contains(name), "{name} missing from --help");
     }
     for sub in ["perft", "solve", "bench"] {

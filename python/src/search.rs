@@ -184,10 +184,12 @@ fn registered(option: &SharedOption, value: impl std::fmt::Display) -> PyResult<
 }
 
 /// The option registry (`tsuru_core::cli::search_options::REGISTRY`): for each option its
-/// flag, value name, Python keyword (``""``: none), NBoard ``set`` name (``""``: none) and
-/// help.
+/// flag, value name, Python keyword (``""``: none), NBoard ``set`` name (``""``: none), help
+/// and default as the help states it (``""``: none to state).
 #[pyfunction]
+#[allow(clippy::type_complexity)]
 pub fn settings() -> Vec<(
+    &'static str,
     &'static str,
     &'static str,
     &'static str,
@@ -196,7 +198,7 @@ pub fn settings() -> Vec<(
 )> {
     search_options::REGISTRY
         .iter()
-        .map(|o| (o.flag, o.value, o.python, o.nboard, o.help))
+        .map(|o| (o.flag, o.value, o.python, o.nboard, o.help, o.default))
         .collect()
 }
 
@@ -299,6 +301,11 @@ fn shipped_bundle() -> &'static EvalBundle {
     BUNDLE.get_or_init(EvalBundle::shipped)
 }
 
+// The keyword defaults are written as literals so that Python's signatures show them
+// (python/tests/test_settings.py checks them against the registry); this keeps them the
+// engine's.
+const _: () = assert!(SearchConfig::DEFAULT_HASH_MB == 64);
+
 /// The engine's searcher: a transposition table (``hash_mb`` MiB), ``threads`` search
 /// threads and an evaluation (the shipped weights, or ``eval_file``), kept across searches
 /// so that later searches of related positions reuse what earlier ones stored.
@@ -339,13 +346,15 @@ fn lock<T>(mutex: &Mutex<T>) -> PyResult<std::sync::MutexGuard<'_, T>> {
 #[pymethods]
 impl Searcher {
     #[new]
-    #[pyo3(signature = (hash_mb=SearchConfig::DEFAULT_HASH_MB as i64, threads=1, eval_file=None))]
+    #[pyo3(signature = (hash_mb=64, threads=None, eval_file=None))]
     fn new(
         py: Python<'_>,
         hash_mb: i64,
-        threads: i64,
+        threads: Option<i64>,
         eval_file: Option<&str>,
     ) -> PyResult<Searcher> {
+        // The engine's defaults: 64 MiB and every core (`None`).
+        let threads = threads.unwrap_or(SearchConfig::default_threads() as i64);
         // The engine's options (`--hash`, `--threads`), read by the same parsers (a negative
         // number is refused there too, as a ValueError).
         registered(&search_options::HASH, hash_mb)?;
@@ -439,10 +448,10 @@ impl Searcher {
     }
 }
 
-/// Searches ``board`` with a new :class:`Searcher` (``hash_mb`` MiB, ``threads`` threads);
-/// the other arguments are :meth:`Searcher.search`'s.
+/// Searches ``board`` with a new :class:`Searcher` (``hash_mb`` MiB, ``threads`` threads,
+/// every core unless given); the other arguments are :meth:`Searcher.search`'s.
 #[pyfunction]
-#[pyo3(signature = (board, *, level=None, depth=None, time=None, clock=None, increment=0.0, nodes=None, multipv=1, endgame=true, threads=1, hash_mb=16, stop=None))]
+#[pyo3(signature = (board, *, level=None, depth=None, time=None, clock=None, increment=0.0, nodes=None, multipv=1, endgame=true, threads=None, hash_mb=64, stop=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn search(
     py: Python<'_>,
@@ -455,7 +464,7 @@ pub fn search(
     nodes: Option<u64>,
     multipv: usize,
     endgame: bool,
-    threads: i64,
+    threads: Option<i64>,
     hash_mb: i64,
     stop: Option<PyRef<'_, Stop>>,
 ) -> PyResult<PySearchResult> {
@@ -467,12 +476,12 @@ pub fn search(
 
 /// Solves ``board`` with a new :class:`Searcher`; see :meth:`Searcher.solve`.
 #[pyfunction]
-#[pyo3(signature = (board, *, wld=false, threads=1, hash_mb=64, stop=None))]
+#[pyo3(signature = (board, *, wld=false, threads=None, hash_mb=64, stop=None))]
 pub fn solve(
     py: Python<'_>,
     board: PyRef<'_, PyBoard>,
     wld: bool,
-    threads: i64,
+    threads: Option<i64>,
     hash_mb: i64,
     stop: Option<PyRef<'_, Stop>>,
 ) -> PyResult<PySearchResult> {

@@ -174,7 +174,7 @@ def test_win_probability_is_certain_when_solved_and_a_distribution_otherwise() -
 
 def binary_solutions(tsuru_bin: str, obf: Path) -> List[tuple]:
     """(move, score) of each position as `tsuru solve` reports them."""
-    out = subprocess.run([tsuru_bin, "solve", str(obf)], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([tsuru_bin, "solve", str(obf), "--threads", "1"], capture_output=True, text=True, check=True).stdout
     rows = re.findall(r"^\s+\d+\s+\d+\s+([A-H][1-8]|PA)\s+([+-]\d+)\s", out, re.MULTILINE)
     return [(move.lower(), int(score)) for move, score in rows]
 
@@ -185,7 +185,7 @@ def test_solve_ffo_1_to_5_as_the_binary(tsuru_bin: str, tmp_path: Path) -> None:
     first_five.write_text("".join(line + "\n" for line in FFO_1_19.read_text().splitlines()[:5]))
     expected = binary_solutions(tsuru_bin, first_five)
     assert len(expected) == 5
-    searcher = Searcher(hash_mb=16)
+    searcher = Searcher(hash_mb=16, threads=1)
     for position, (move, score) in zip(positions, expected):
         result = searcher.solve(position.board)
         assert result.kind == "exact" and result.completed and result.selectivity == 100
@@ -194,7 +194,7 @@ def test_solve_ffo_1_to_5_as_the_binary(tsuru_bin: str, tmp_path: Path) -> None:
         # is the binary's.
         assert move_name(result.move) == move
         assert result.pv[0] == result.move and result.nodes > 0
-        wld = solve(position.board, wld=True, hash_mb=16)
+        wld = solve(position.board, wld=True, hash_mb=16, threads=1)
         assert wld.kind == "wld" and wld.score == (score > 0) - (score < 0)
 
 
@@ -210,7 +210,7 @@ def test_search_matches_the_binary_over_nboard(engines: list, tsuru_bin: str) ->
             position.play(move)
         over_pipes = engine.play(position, Limit(depth=8))
         engine.quit()
-        in_process = search(board, level=8, hash_mb=16)
+        in_process = search(board, level=8, hash_mb=16, threads=1)
         assert in_process.kind == "midgame" and in_process.depth == 8 and in_process.completed
         assert in_process.move == over_pipes.move
         assert round(in_process.score, 2) == over_pipes.score
@@ -223,7 +223,7 @@ def test_bench_signature_as_the_binary(tsuru_bin: str) -> None:
 
     out = subprocess.run([tsuru_bin, "bench"], capture_output=True, text=True, check=True).stdout
     signature = int(re.search(r"^signature (\d+)$", out, re.MULTILINE).group(1))
-    nodes, seconds = bench_search(Searcher(hash_mb=64))
+    nodes, seconds = bench_search(Searcher(hash_mb=64, threads=1))
     assert nodes == signature and seconds > 0
 
 
@@ -312,10 +312,10 @@ def test_search_releases_the_gil() -> None:
 
 def test_two_searches_at_once() -> None:
     boards = [random_board(seed, plies=20) for seed in (8, 9)]
-    alone = [search(b, level=9, hash_mb=16) for b in boards]
+    alone = [search(b, level=9, hash_mb=16, threads=1) for b in boards]
     together: dict = {}
     workers = [
-        threading.Thread(target=lambda i=i: together.__setitem__(i, search(boards[i], level=9, hash_mb=16)))
+        threading.Thread(target=lambda i=i: together.__setitem__(i, search(boards[i], level=9, hash_mb=16, threads=1)))
         for i in range(2)
     ]
     for worker in workers:

@@ -48,18 +48,30 @@ def registry() -> list:
 def test_the_python_keywords_are_the_registrys_in_the_signatures_and_the_stub() -> None:
     stub = (Path(tsuru.__file__).parent / "_native.pyi").read_text()
     signatures = [inspect.signature(tsuru.search), inspect.signature(tsuru.Searcher)]
-    keywords = [python for _, _, python, _, _ in registry() if python]
+    keywords = [python for _, _, python, _, _, _ in registry() if python]
     assert keywords == ["threads", "hash_mb", "eval_file", "level", "time"]
     for keyword in keywords:
         assert any(keyword in s.parameters for s in signatures), keyword
         assert re.search(rf"\b{keyword}: ", stub), f"{keyword} typed in _native.pyi"
     # NBoard's `set depth` is the level.
-    assert [(flag, nboard) for flag, _, _, nboard, _ in registry() if nboard] == [("--level", "depth")]
+    assert [(flag, nboard) for flag, _, _, nboard, _, _ in registry() if nboard] == [("--level", "depth")]
+
+
+def test_python_states_the_registrys_one_default_of_each_setting() -> None:
+    defaults = {flag: default for flag, _, _, _, _, default in registry()}
+    assert defaults["--hash"] == "64" and defaults["--threads"] == "every core"
+    stub = (Path(tsuru.__file__).parent / "_native.pyi").read_text()
+    for function in (tsuru.search, tsuru.solve, tsuru.Searcher):
+        parameters = inspect.signature(function).parameters
+        assert parameters["hash_mb"].default == int(defaults["--hash"]), function
+        # None: every core, as the engine's --threads.
+        assert parameters["threads"].default is None, function
+    assert "hash_mb: int = 16" not in stub and "threads: int = 1" not in stub
 
 
 def test_python_and_the_engines_flag_accept_the_same_values(tsuru_bin: str) -> None:
     checked = 0
-    for flag, _, keyword, _, _ in registry():
+    for flag, _, keyword, _, _, _ in registry():
         for text in SAMPLES[flag]:
             try:
                 _native.check_setting(flag, text)

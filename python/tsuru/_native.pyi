@@ -101,7 +101,7 @@ class SearchResult:
 
 class Searcher:
     def __init__(
-        self, hash_mb: int = 64, threads: int = 1, eval_file: Optional[str] = None
+        self, hash_mb: int = 64, threads: Optional[int] = None, eval_file: Optional[str] = None
     ) -> None: ...
     def search(
         self,
@@ -135,22 +135,23 @@ def search(
     nodes: Optional[int] = None,
     multipv: int = 1,
     endgame: bool = True,
-    threads: int = 1,
-    hash_mb: int = 16,
+    threads: Optional[int] = None,
+    hash_mb: int = 64,
     stop: Optional[Stop] = None,
 ) -> SearchResult: ...
 def solve(
     board: Board,
     *,
     wld: bool = False,
-    threads: int = 1,
+    threads: Optional[int] = None,
     hash_mb: int = 64,
     stop: Optional[Stop] = None,
 ) -> SearchResult: ...
 def evaluate(board: Board) -> float: ...
-def settings() -> List[Tuple[str, str, str, str, str]]:
+def settings() -> List[Tuple[str, str, str, str, str, str]]:
     """The engine's option registry: (flag, value name, Python keyword or "", NBoard set
-    name or "", help) for each option more than one entry point takes."""
+    name or "", help, default as the help states it or "") for each option more than one
+    entry point takes."""
     ...
 def check_setting(flag: str, text: str) -> None:
     """Checks text as the value of the registered option flag with the engine's parser;

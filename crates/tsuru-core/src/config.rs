@@ -12,9 +12,9 @@ use std::time::Duration;
 
 pub use level::Level;
 
-/// The engine's transposition-table size in MiB unless `--hash` says otherwise (public as
-/// [`crate::search::SearchConfig::DEFAULT_HASH_MB`], like the other limits here) (tools that
-/// need another name theirs for what it is, such as `tsuru solve`'s `SOLVER_HASH_MB`).
+/// The transposition tables' size in MiB unless `--hash` says otherwise, in the engine, every
+/// tool and Python (public as [`crate::search::SearchConfig::DEFAULT_HASH_MB`], like the
+/// other limits here).
 pub(crate) const DEFAULT_HASH_MB: usize = 64;
 
 /// The largest table `--hash` takes, MiB: 64 GiB, more than any machine the engine meets

@@ -130,21 +130,29 @@ mod tests {
     }
 
     #[test]
-    fn the_hash_defaults_the_help_states_are_the_ones_used() {
-        use tsuru_core::search::SearchConfig;
-        const DEFAULT_HASH_MB: usize = SearchConfig::DEFAULT_HASH_MB;
-        for (spec, mb) in [
-            (&accuracy::SPEC, DEFAULT_HASH_MB),
-            (&bench::SPEC, DEFAULT_HASH_MB),
-            (&review::SPEC, DEFAULT_HASH_MB),
-            (&book::SPEC, book::BOOK_HASH_MB),
-            (&datagen::SPEC, datagen::SELFPLAY_HASH_MB),
-            (&rescore::SPEC, datagen::SELFPLAY_HASH_MB),
-            (&decided::SPEC, solve::SOLVER_HASH_MB),
-            (&solve::SPEC, solve::SOLVER_HASH_MB),
-        ] {
-            let row = spec.option("--hash").unwrap();
-            assert_eq!(row.default, mb.to_string(), "{}", spec.name);
+    fn every_tool_states_the_one_default_of_each_search_setting() {
+        use tsuru_core::cli::search_options::{HASH, THREADS};
+        use tsuru_core::cli::tool_args::ToolOption;
+        // The commands whose output is a record that must repeat exactly search on one
+        // thread unless told otherwise; every other default is the registry's.
+        let reproducible = ["accuracy", "bench", "book", "datagen", "decided"];
+        let mut seen = 0;
+        for spec in SEARCHING
+            .into_iter()
+            .chain([&label::SPEC, &rescore::SPEC, &probcut::SPEC])
+        {
+            if let Some(row) = spec.option("--hash") {
+                assert_eq!(row.default, HASH.default, "{}", spec.name);
+            }
+            let row = spec.option("--threads").unwrap();
+            let expected = if reproducible.contains(&spec.name) {
+                ToolOption::reproducible_threads()
+            } else {
+                ToolOption::shared(THREADS)
+            };
+            assert_eq!(row, &expected, "{}", spec.name);
+            seen += reproducible.contains(&spec.name) as usize;
         }
+        assert_eq!(seen, reproducible.len());
     }
 }

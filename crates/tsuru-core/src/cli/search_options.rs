@@ -4,11 +4,16 @@
 //! where those exist, and its value parser ([`SharedOption::check`]). The group every
 //! searching tool takes is [`GROUP`].
 //!
-//! The engine's option table ([`super::options`]) and every tool that searches (the lab's
-//! `ToolSpec` tables) take their rows for these options from here, with their own default,
-//! and parse them with the same functions, so a flag has one name, one value name, one help
-//! text, one range and one error message wherever it is given. Only the defaults differ, as
-//! each command's work does (the solver's large table, a reproducible single thread).
+//! The engine's option table (the `tsuru` package's `cli::options`) and every tool that
+//! searches (the lab's `ToolSpec` tables) take their rows for these options from here and
+//! parse them with the same functions, so a flag has one name, one value name, one help
+//! text, one range, one error message and one default wherever it is given: 64 MiB of tables
+//! ([`SearchConfig::DEFAULT_HASH_MB`]) and every core ([`SearchConfig::default_threads`]).
+//! The one exception is by purpose, and named: the commands whose output is a record that
+//! must repeat exactly (bench's signature, accuracy, datagen, the book, decided) search on
+//! [`SearchConfig::REPRODUCIBLE_THREADS`] (one thread) unless told otherwise, since more
+//! threads make a search's result depend on their timing. A command may state another
+//! default for `--level` (review's deeper one): a level is a command's work, not a setting.
 //!
 //! The parsers' errors do not name the flag; [`SearchOptions::set`] and the engine's parser
 //! put `option --FLAG: ` before them, so `--threads 0` reads the same in every command.
@@ -29,6 +34,9 @@ pub struct SharedOption {
     pub value: &'static str,
     /// What it does, one line, without the default.
     pub help: &'static str,
+    /// Its default as the help states it (`""`: none to state, such as `--eval-file`'s
+    /// shipped weights), the same in every command (tests check it against the constants).
+    pub default: &'static str,
     /// The keyword argument of Python's `Searcher`, `search` and `solve` that sets it (`""`:
     /// none).
     pub python: &'static str,
@@ -51,6 +59,7 @@ pub const THREADS: SharedOption = SharedOption {
     flag: "--threads",
     value: "N",
     help: "search threads, 1-512",
+    default: "every core",
     python: "threads",
     nboard: "",
     parse: |text| threads(text).map(drop),
@@ -61,6 +70,7 @@ pub const HASH: SharedOption = SharedOption {
     flag: "--hash",
     value: "MB",
     help: "MiB the transposition tables may use, 1-65536",
+    default: "64",
     python: "hash_mb",
     nboard: "",
     parse: |text| hash_mb(text).map(drop),
@@ -72,6 +82,7 @@ pub const EVAL_FILE: SharedOption = SharedOption {
     value: "WEIGHTS",
     help: "pattern weights to search with instead of the shipped ones (or a\n\
            term file: the shipped weights with its interaction term)",
+    default: "",
     python: "eval_file",
     nboard: "",
     parse: |text| {
@@ -86,6 +97,7 @@ pub const LEVEL: SharedOption = SharedOption {
     flag: "--level",
     value: "N",
     help: "midgame search depth in plies, 1-60",
+    default: "12",
     python: "level",
     nboard: "depth",
     parse: |text| level(text).map(drop),
@@ -96,6 +108,7 @@ pub const PROBCUT: SharedOption = SharedOption {
     flag: "--probcut",
     value: "T",
     help: "Multi-ProbCut confidence factor, 0 (off) to 10",
+    default: "1.1",
     python: "",
     nboard: "",
     parse: |text| probcut(text).map(drop),
@@ -106,6 +119,7 @@ pub const MOVE_TIME: SharedOption = SharedOption {
     flag: "--move-time",
     value: "SECONDS",
     help: "seconds a move, more than 0",
+    default: "",
     python: "time",
     nboard: "",
     parse: |text| move_time(text).map(drop),
@@ -194,13 +208,25 @@ pub struct SearchOptions {
     pub eval_file: Option<String>,
 }
 
-impl SearchOptions {
-    /// The tool's defaults: `threads` threads, a table of `hash_mb` MiB, the shipped weights.
-    pub const fn new(threads: usize, hash_mb: usize) -> SearchOptions {
+impl Default for SearchOptions {
+    /// The registry's defaults: every core, [`SearchConfig::DEFAULT_HASH_MB`], the shipped
+    /// weights.
+    fn default() -> SearchOptions {
         SearchOptions {
-            threads,
-            hash_mb,
+            threads: SearchConfig::default_threads(),
+            hash_mb: SearchConfig::DEFAULT_HASH_MB,
             eval_file: None,
+        }
+    }
+}
+
+impl SearchOptions {
+    /// The defaults of a command whose output must repeat exactly:
+    /// [`SearchConfig::REPRODUCIBLE_THREADS`], otherwise as [`SearchOptions::default`].
+    pub fn reproducible() -> SearchOptions {
+        SearchOptions {
+            threads: SearchConfig::REPRODUCIBLE_THREADS,
+            ..SearchOptions::default()
         }
     }
 
@@ -287,6 +313,24 @@ mod tests {
     }
 
     #[test]
+    fn the_registry_states_the_defaults_the_constants_hold() {
+        assert_eq!(HASH.default, SearchConfig::DEFAULT_HASH_MB.to_string());
+        assert_eq!(
+            PROBCUT.default,
+            SearchConfig::DEFAULT_SELECTIVITY.to_string()
+        );
+        assert_eq!(LEVEL.default, Level::DEFAULT.get().to_string());
+        assert_eq!(THREADS.default, "every core");
+        let defaults = SearchOptions::default();
+        assert_eq!(defaults.threads, SearchConfig::default_threads());
+        assert_eq!(defaults.hash_mb, SearchConfig::DEFAULT_HASH_MB);
+        assert_eq!(defaults.eval_file, None);
+        let reproducible = SearchOptions::reproducible();
+        assert_eq!(reproducible.threads, 1);
+        assert_eq!(reproducible.hash_mb, defaults.hash_mb);
+    }
+
+    #[test]
     fn the_help_states_the_ranges_the_parsers_check() {
         assert!(THREADS
             .help
@@ -298,7 +342,7 @@ mod tests {
 
     #[test]
     fn the_group_sets_its_fields_and_names_the_flag_in_errors() {
-        let mut options = SearchOptions::new(1, 64);
+        let mut options = SearchOptions::reproducible();
         for flag in GROUP.map(|option| option.flag) {
             assert!(SearchOptions::takes(flag), "{flag}");
         }

@@ -1,9 +1,10 @@
-//! The command line of a tool, declared once: each tool describes its options as a
-//! [`ToolSpec`] (its `SPEC`), a table from which its usage line, its `--help` text and the
-//! flags its parser ([`ToolArgs`]) accepts, with a did-you-mean for any other, all come. The
-//! rows of the search options the engine and the tools share (`--threads`, `--hash`,
-//! `--eval-file`) are [`ToolOption::shared`] rows of [`crate::cli::search_options`], parsed by
-//! [`crate::cli::search_options::SearchOptions`], so they read the same in every tool. The
+//! The one option system: every command line (the engine's own and each tool's) is declared
+//! once as a [`ToolSpec`] (its `SPEC`), a table from which its usage line, its `--help` text
+//! and the flags its parser ([`ToolArgs`]) accepts, with a did-you-mean for any other, all
+//! come; flags take their value as the next word or inline (`--hash=16`). The rows of the
+//! search options the engine and the tools share (`--threads`, `--hash`, `--eval-file`, ...)
+//! are [`ToolOption::shared`] rows of the registry ([`crate::cli::search_options`]), with
+//! its one default, parsed by its functions, so they read the same in every command. The
 //! tools print through [`crate::out!`] and [`crate::outln!`], so that a closed stdout ends
 //! them quietly (see [`crate::io::stdout`]); `--help` is answered by the binary, from the
 //! spec, before a tool runs.
@@ -29,6 +30,9 @@ pub struct ToolOption {
     pub default: &'static str,
     /// Whether it may be given more than once (`[--flag VALUE]...` in the usage).
     pub repeats: bool,
+    /// Other spellings the parser takes for it (the engine's `--depth` for `--level`, `-h`
+    /// for `--help`); [`ToolArgs::next_option`] answers them with [`ToolOption::flag`].
+    pub aliases: &'static [&'static str],
 }
 
 impl ToolOption {
@@ -40,17 +44,43 @@ impl ToolOption {
             help,
             default: "",
             repeats: false,
+            aliases: &[],
         }
     }
 
-    /// The row of a shared search option ([`crate::cli::search_options`]: `--threads`,
-    /// `--hash`, `--eval-file`) with this tool's default (`""`: none to state), so that its
-    /// flag, value name and help are the same in every tool.
-    pub const fn shared(option: SharedOption, default: &'static str) -> ToolOption {
+    /// The row of a registered option ([`crate::cli::search_options::REGISTRY`]: `--threads`,
+    /// `--hash`, `--eval-file`, ...) with the registry's default, so that its flag, value
+    /// name, help and default are the same in every command that takes it.
+    pub const fn shared(option: SharedOption) -> ToolOption {
         ToolOption {
-            default,
+            default: option.default,
             ..ToolOption::new(option.flag, option.value, option.help)
         }
+    }
+
+    /// The `--threads` row of a command whose output is a record that must repeat exactly
+    /// (bench's signature, accuracy, datagen, the book, decided): one thread,
+    /// [`crate::search::SearchConfig::REPRODUCIBLE_THREADS`], unless the flag says otherwise.
+    pub const fn reproducible_threads() -> ToolOption {
+        ToolOption {
+            default: REPRODUCIBLE_THREADS_DEFAULT,
+            ..ToolOption::shared(crate::cli::search_options::THREADS)
+        }
+    }
+
+    /// The same row, with other spellings the parser also takes.
+    pub const fn with_aliases(self, aliases: &'static [&'static str]) -> ToolOption {
+        ToolOption { aliases, ..self }
+    }
+
+    /// The same row, with its default stated after the help.
+    pub const fn with_default(self, default: &'static str) -> ToolOption {
+        ToolOption { default, ..self }
+    }
+
+    /// Whether `word` is this option's flag or one of its aliases.
+    pub fn answers(&self, word: &str) -> bool {
+        self.flag == word || self.aliases.contains(&word)
     }
 
     /// An option that may be given more than once.
@@ -65,7 +95,7 @@ impl ToolOption {
         }
     }
 
-    /// The flag with its value name, as the usage and the help show it.
+    /// The flag with its value name, as the usage shows it.
     fn form(&self) -> String {
         if self.value.is_empty() {
             self.flag.to_string()
@@ -73,6 +103,47 @@ impl ToolOption {
             format!("{} {}", self.flag, self.value)
         }
     }
+
+    /// The flag and its aliases with the value name, as the help shows them
+    /// (`--level, --depth N`).
+    fn help_form(&self) -> String {
+        let mut names = self.flag.to_string();
+        for alias in self.aliases {
+            let _ = write!(names, ", {alias}");
+        }
+        if self.value.is_empty() {
+            names
+        } else {
+            format!("{names} {}", self.value)
+        }
+    }
+}
+
+/// The default the `--threads` row of a reproducible command states.
+const REPRODUCIBLE_THREADS_DEFAULT: &str = "1, so that the output repeats exactly";
+
+/// The help's lines for `options`, one or more an option: its flags and value name, then its
+/// help (and default) from [`HELP_COLUMN`]. The help of a tool ([`ToolSpec::help`]) and of
+/// the engine (`tsuru --help`) are both made by it.
+pub fn option_rows(options: &[ToolOption]) -> String {
+    let mut text = String::new();
+    for option in options {
+        let mut form = format!("  {}", option.help_form());
+        if form.len() + 1 > HELP_COLUMN {
+            let _ = writeln!(text, "{form}");
+            form.clear();
+        }
+        let help = if option.default.is_empty() {
+            Cow::Borrowed(option.help)
+        } else {
+            Cow::Owned(format!("{} (default {})", option.help, option.default))
+        };
+        for (number, line) in help.lines().enumerate() {
+            let lead = if number == 0 { form.as_str() } else { "" };
+            let _ = writeln!(text, "{lead:<HELP_COLUMN$}{line}");
+        }
+    }
+    text
 }
 
 /// A tool's command line described once: [`ToolSpec::usage`], [`ToolSpec::help`] and the
@@ -99,8 +170,14 @@ const HELP_COLUMN: usize = 27;
 
 impl ToolSpec {
     /// The usage line (without `tsuru `): the name, the synopsis, then each other option in
-    /// brackets, in table order.
+    /// brackets, in table order. A spec without a name is the engine's own command line,
+    /// whose usage is `[OPTIONS]`.
     pub fn usage(&self) -> String {
+        if self.name.is_empty() {
+            // The engine's own command line: too many options for one line, and `tsuru
+            // --help` lists them.
+            return "[OPTIONS]".to_string();
+        }
         let mut usage = self.name.to_string();
         if !self.synopsis.is_empty() {
             usage.push(' ');
@@ -125,31 +202,16 @@ impl ToolSpec {
             self.about,
             self.name
         );
-        for option in self.options {
-            let mut form = format!("  {}", option.form());
-            if form.len() + 1 > HELP_COLUMN {
-                let _ = writeln!(text, "{form}");
-                form.clear();
-            }
-            let help = if option.default.is_empty() {
-                Cow::Borrowed(option.help)
-            } else {
-                Cow::Owned(format!("{} (default {})", option.help, option.default))
-            };
-            for (number, line) in help.lines().enumerate() {
-                let lead = if number == 0 { form.as_str() } else { "" };
-                let _ = writeln!(text, "{lead:<HELP_COLUMN$}{line}");
-            }
-        }
+        text.push_str(&option_rows(self.options));
         if !self.notes.is_empty() {
             let _ = write!(text, "\n{}\n", self.notes.trim_end());
         }
         text
     }
 
-    /// The option whose flag is `flag`, if the table has it.
+    /// The option whose flag (or one of whose aliases) is `flag`, if the table has it.
     pub fn option(&self, flag: &str) -> Option<&'static ToolOption> {
-        self.options.iter().find(|option| option.flag == flag)
+        self.options.iter().find(|option| option.answers(flag))
     }
 }
 
@@ -183,6 +245,9 @@ pub struct ToolArgs<'a> {
     next: usize,
     usage: Cow<'a, str>,
     spec: Option<&'a ToolSpec>,
+    /// The flag and value of a word `--flag=value` until [`ToolArgs::value`] takes the value;
+    /// still there at the next word, it was given to a flag that takes none.
+    inline: Option<(&'a str, &'a str)>,
 }
 
 impl<'a> ToolArgs<'a> {
@@ -195,6 +260,7 @@ impl<'a> ToolArgs<'a> {
             next: 0,
             usage: Cow::Borrowed(usage),
             spec: None,
+            inline: None,
         }
     }
 
@@ -206,39 +272,64 @@ impl<'a> ToolArgs<'a> {
             next: 0,
             usage: Cow::Owned(spec.usage()),
             spec: Some(spec),
+            inline: None,
         }
     }
 
-    /// The next word like [`ToolArgs::next_arg`], but a flag that the table (or, without one,
-    /// the usage line) does not have is an error suggesting the nearest one.
+    /// The next word like [`ToolArgs::next_arg`], checked against the table (or, without
+    /// one, the usage line): a flag it does not have is an error suggesting the nearest one,
+    /// an alias (`--depth`, `-h`) is answered with its option's flag, and a value given inline
+    /// to a flag that takes none (`--gtp=1`) is an error.
     pub fn next_option(&mut self) -> anyhow::Result<Option<Arg<'a>>> {
-        let arg = self.next_arg();
-        if let Some(Arg::Flag(flag)) = arg {
-            let known = match self.spec {
-                Some(spec) => spec.option(flag).is_some(),
-                None => usage_flags(&self.usage).contains(&flag),
-            };
-            if !known {
-                return Err(self.unexpected(Arg::Flag(flag)));
-            }
+        if let Some((flag, _)) = self.inline.take() {
+            anyhow::bail!("{flag} takes no value (usage: tsuru {})", self.usage);
         }
-        Ok(arg)
+        match self.next_arg() {
+            Some(Arg::Flag(flag)) => {
+                let known = match self.spec {
+                    Some(spec) => spec.option(flag).map(|option| option.flag),
+                    None => usage_flags(&self.usage).contains(&flag).then_some(flag),
+                };
+                match known {
+                    Some(flag) => Ok(Some(Arg::Flag(flag))),
+                    None => Err(self.unexpected(Arg::Flag(flag))),
+                }
+            }
+            Some(Arg::Positional(word)) => {
+                // A short alias (`-h`) is not a `--` word, so only the table knows it.
+                let alias = self
+                    .spec
+                    .and_then(|spec| spec.options.iter().find(|o| o.aliases.contains(&word)));
+                Ok(Some(match alias {
+                    Some(option) => Arg::Flag(option.flag),
+                    None => Arg::Positional(word),
+                }))
+            }
+            None => Ok(None),
+        }
     }
 
-    /// The next word, `None` after the last.
+    /// The next word, `None` after the last; `--flag=value` is the flag, whose value
+    /// [`ToolArgs::value`] then gives.
     pub fn next_arg(&mut self) -> Option<Arg<'a>> {
         let word = self.args.get(self.next)?.as_str();
         self.next += 1;
-        Some(if word.starts_with("--") {
-            Arg::Flag(word)
-        } else {
-            Arg::Positional(word)
-        })
+        if !word.starts_with("--") {
+            return Some(Arg::Positional(word));
+        }
+        if let Some((flag, value)) = word.split_once('=') {
+            self.inline = Some((flag, value));
+            return Some(Arg::Flag(flag));
+        }
+        Some(Arg::Flag(word))
     }
 
-    /// The value of `flag`: the next word, whatever it is; an error naming the flag and the
-    /// usage when there is none.
+    /// The value of `flag`: the one given inline (`--flag=value`), else the next word,
+    /// whatever it is; an error naming the flag and the usage when there is none.
     pub fn value(&mut self, flag: &str) -> anyhow::Result<&'a str> {
+        if let Some((_, value)) = self.inline.take() {
+            return Ok(value);
+        }
         let usage = &self.usage;
         let word = self
             .args
@@ -253,9 +344,20 @@ impl<'a> ToolArgs<'a> {
         whole_number(flag, self.value(flag)?)
     }
 
-    /// The error for a word the tool does not take ([`unexpected_argument`]).
+    /// The error for a word the tool does not take: names it, suggests the nearest flag of
+    /// the table (or of the usage line, or `--help`) when one is close, and shows the usage.
     pub fn unexpected(&self, arg: Arg) -> anyhow::Error {
-        anyhow::anyhow!(unexpected_argument(arg.text(), &self.usage))
+        let flags = match self.spec {
+            Some(spec) => spec
+                .options
+                .iter()
+                .flat_map(|option| {
+                    std::iter::once(option.flag).chain(option.aliases.iter().copied())
+                })
+                .collect(),
+            None => usage_flags(&self.usage),
+        };
+        anyhow::anyhow!(unexpected_among(arg.text(), &flags, &self.usage))
     }
 }
 
@@ -269,7 +371,12 @@ pub fn whole_number(flag: &str, text: &str) -> anyhow::Result<u64> {
 /// The error message for an argument a tool does not know: names it, suggests the nearest
 /// flag of `usage` (or `--help`) when one is close, and shows the usage.
 pub fn unexpected_argument(arg: &str, usage: &str) -> String {
-    let flags = usage_flags(usage);
+    unexpected_among(arg, &usage_flags(usage), usage)
+}
+
+/// The error message for an argument a command does not know, suggesting the nearest of
+/// `flags` (or `--help`).
+fn unexpected_among(arg: &str, flags: &[&str], usage: &str) -> String {
     let hint = did_you_mean(arg, flags.iter().copied().chain(["--help"]));
     format!("unexpected argument '{arg}'{hint} (usage: tsuru {usage})")
 }

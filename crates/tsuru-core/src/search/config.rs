@@ -24,9 +24,14 @@ pub struct SearchConfig {
 }
 
 impl SearchConfig {
-    /// The tables' memory unless a command says otherwise, MiB (`--hash`; tools whose work
-    /// wants another name theirs, such as `tsuru solve`'s large table).
+    /// The tables' memory unless a command says otherwise, MiB (`--hash`): the one default
+    /// of the engine, every tool and Python.
     pub const DEFAULT_HASH_MB: usize = crate::config::DEFAULT_HASH_MB;
+    /// The threads of a command whose output is a record that must repeat exactly (bench's
+    /// signature, accuracy, datagen, the book, decided) unless it is told otherwise: with
+    /// more, a search's result depends on the threads' timing. Everything else searches on
+    /// [`Self::default_threads`].
+    pub const REPRODUCIBLE_THREADS: usize = 1;
     /// The largest table, MiB: 64 GiB, more than any machine the engine meets gives one
     /// process, so it only guards against a typo.
     pub const MAX_HASH_MB: usize = crate::config::MAX_HASH_MB;
@@ -41,6 +46,19 @@ impl SearchConfig {
     pub const DEFAULT_EVAL_CACHE_BITS: u32 = eval_cache::DEFAULT_BITS;
     /// The largest evaluation cache, `2^24` entries (384 MiB a thread).
     pub const MAX_EVAL_CACHE_BITS: u32 = 24;
+
+    /// The threads unless a command says otherwise (`--threads`): every core the system
+    /// offers, at most [`Self::MAX_THREADS`] (see [`crate::config::default_threads`]).
+    pub fn default_threads() -> usize {
+        crate::config::default_threads()
+    }
+
+    /// [`Self::DEFAULT_HASH_MB`] on [`Self::REPRODUCIBLE_THREADS`]: a search that repeats
+    /// itself exactly, with the shipped evaluation and the default selectivity and cache.
+    pub fn reproducible() -> SearchConfig {
+        SearchConfig::new(Self::DEFAULT_HASH_MB, Self::REPRODUCIBLE_THREADS)
+            .expect("the defaults are in range")
+    }
 
     /// A search on `threads` threads whose tables use `hash_mb` MiB in all (half for the
     /// midgame table, half for the solver's), with the shipped evaluation, the default
@@ -151,10 +169,12 @@ impl SearchConfig {
 }
 
 impl Default for SearchConfig {
-    /// [`Self::DEFAULT_HASH_MB`] on one thread (a search that repeats itself exactly), with
-    /// the shipped evaluation and the default selectivity and cache.
+    /// The defaults of every entry point: [`Self::DEFAULT_HASH_MB`] on
+    /// [`Self::default_threads`], with the shipped evaluation and the default selectivity and
+    /// cache.
     fn default() -> SearchConfig {
-        SearchConfig::new(Self::DEFAULT_HASH_MB, 1).expect("the defaults are in range")
+        SearchConfig::new(Self::DEFAULT_HASH_MB, Self::default_threads())
+            .expect("the defaults are in range")
     }
 }
 
@@ -194,7 +214,7 @@ mod tests {
             let err = SearchConfig::new(hash, threads).unwrap_err();
             assert_eq!(err.to_string(), message);
         }
-        let base = SearchConfig::default;
+        let base = SearchConfig::reproducible;
         assert_eq!(base().selectivity(), Some(1.1));
         assert_eq!(base().with_selectivity(None).unwrap().selectivity(), None);
         assert_eq!(
@@ -210,10 +230,13 @@ mod tests {
     }
 
     #[test]
-    fn the_default_is_one_thread_with_the_default_table() {
+    fn the_default_is_every_core_with_the_default_table() {
         let config = SearchConfig::default();
         assert_eq!(config.hash_mb(), 64);
-        assert_eq!(config.threads(), 1);
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(config.threads(), cores.min(SearchConfig::MAX_THREADS));
+        let reproducible = SearchConfig::reproducible();
+        assert_eq!((reproducible.hash_mb(), reproducible.threads()), (64, 1));
         assert_eq!(
             config.eval().weights_id(),
             EvalBundle::shipped().weights_id()

@@ -33,13 +33,13 @@ use tsuru_core::search::SearchConfig;
 use anyhow::{bail, ensure, Context, Result};
 
 use tsuru_core::board::Move;
-use tsuru_core::cli::search_options::{self, SearchOptions, EVAL_FILE, HASH, THREADS};
+use tsuru_core::cli::search_options::{self, SearchOptions, EVAL_FILE, HASH};
 use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
 use tsuru_core::eval::EvalBundle;
 use tsuru_core::formats::obf::{self, ObfPosition};
 use tsuru_core::score::Discs;
-use tsuru_core::search::time::TimeBudget;
-use tsuru_core::search::{Level, Search, SearchLimits, SearchResult};
+use tsuru_core::search::time::Clock;
+use tsuru_core::search::{Level, Search, SearchRequest, SearchResult};
 
 /// The command line of `tsuru accuracy`.
 pub const SPEC: ToolSpec = ToolSpec {
@@ -64,9 +64,9 @@ pub const SPEC: ToolSpec = ToolSpec {
             "N",
             "nodes a position (about: the search stops near N)",
         ),
-        ToolOption::shared(THREADS, "1: reproducible"),
-        ToolOption::shared(HASH, "64"),
-        ToolOption::shared(EVAL_FILE, ""),
+        ToolOption::reproducible_threads(),
+        ToolOption::shared(HASH),
+        ToolOption::shared(EVAL_FILE),
         ToolOption::new(
             "--probcut",
             "T",
@@ -223,10 +223,13 @@ pub fn run(args: &[String]) -> Result<()> {
             .with_eval(options.eval)
             .with_selectivity(options.selectivity)?,
     );
-    let limits = SearchLimits {
-        time: options.move_time.map(TimeBudget::per_move),
+    // The engine's one rule from a request to limits (the level, a clock of so much a
+    // move, the node limit); the same for every position, whatever its empties.
+    let request = SearchRequest {
+        level: Some(options.level),
+        clock: options.move_time.map_or(Clock::Unlimited, Clock::PerMove),
         nodes: options.nodes,
-        ..SearchLimits::for_level(options.level)
+        ..SearchRequest::default()
     };
     let stop = AtomicBool::new(false);
     let started = Instant::now();
@@ -254,6 +257,7 @@ pub fn run(args: &[String]) -> Result<()> {
         // Zeroed outside the timed search: a game faults the table's pages in once, not
         // every move.
         search.clear_in_place();
+        let limits = request.limits(position.board.empties())?;
         let result = search.iterate(&position.board, &limits, &stop, &mut |_| {});
         // The judged columns (exact value, the move's score, the error), "-" unscored.
         let judged = match Answer::judge(position, &result) {
@@ -340,7 +344,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
     let mut depth = None;
     let mut move_time = None;
     let mut nodes = None;
-    let mut search = SearchOptions::new(1, SearchConfig::DEFAULT_HASH_MB);
+    let mut search = SearchOptions::reproducible();
     let mut selectivity = Some(SearchConfig::DEFAULT_SELECTIVITY);
     let mut first = None;
     let mut last = None;
@@ -403,7 +407,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
 mod tests {
     use super::*;
     use tsuru_core::score::Score;
-    use tsuru_core::search::Depth;
+    use tsuru_core::search::{Depth, SearchLimits};
 
     fn position(line: &str) -> ObfPosition {
         obf::parse_line(line).unwrap().unwrap()

@@ -15,9 +15,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 use tsuru_core::board::{notation, Board};
-use tsuru_core::cli::search_options::{SearchOptions, EVAL_FILE, HASH, THREADS};
+use tsuru_core::cli::search_options::{SearchOptions, EVAL_FILE, HASH};
 use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
-use tsuru_core::search::SearchConfig;
 use tsuru_core::search::{Search, SearchLimits};
 
 /// The bench positions: (name, how to reach it, midgame depth). Openings are transcripts from
@@ -58,14 +57,14 @@ pub const SPEC: ToolSpec = ToolSpec {
     about: "search fixed positions to fixed depths; prints nodes/s and a node signature",
     synopsis: "",
     options: &[
-        ToolOption::shared(HASH, "64"),
+        ToolOption::shared(HASH),
         ToolOption::new(
             "--depth-offset",
             "N",
             "add N (may be negative) to every position's depth (default 0)",
         ),
-        ToolOption::shared(THREADS, "1; more threads vary the signature"),
-        ToolOption::shared(EVAL_FILE, ""),
+        ToolOption::reproducible_threads(),
+        ToolOption::shared(EVAL_FILE),
         ToolOption::new(
             "--eval-cache",
             "BITS",
@@ -78,7 +77,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 /// Runs the benchmark.
 pub fn run(args: &[String]) -> Result<()> {
     // One thread by default: the signature is then the same on every run.
-    let mut options = SearchOptions::new(1, SearchConfig::DEFAULT_HASH_MB);
+    let mut options = SearchOptions::reproducible();
     let mut offset: i32 = 0;
     let mut cache_bits = tsuru_core::search::eval_cache::DEFAULT_BITS;
     let mut args = ToolArgs::from_spec(args, &SPEC);

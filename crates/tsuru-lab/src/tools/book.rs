@@ -34,7 +34,7 @@ use tsuru_core::book::build::{add_roots, expand, horizon, Candidate, Expansion};
 use tsuru_core::book::file;
 use tsuru_core::book::learn::SearchValuer;
 use tsuru_core::book::{Book, Key};
-use tsuru_core::cli::search_options::{self, SearchOptions, EVAL_FILE, HASH, THREADS};
+use tsuru_core::cli::search_options::{self, SearchOptions, EVAL_FILE, HASH};
 use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
 use tsuru_core::eval::EvalBundle;
 use tsuru_core::formats::ggf::GgfGame;
@@ -79,9 +79,9 @@ pub const SPEC: ToolSpec = ToolSpec {
             "W",
             "build: expand the lines within W discs of the best (default 2)",
         ),
-        ToolOption::shared(THREADS, "1"),
-        ToolOption::shared(HASH, "16"),
-        ToolOption::shared(EVAL_FILE, ""),
+        ToolOption::reproducible_threads(),
+        ToolOption::shared(HASH),
+        ToolOption::shared(EVAL_FILE),
         ToolOption::new(
             "--out",
             "TEXT",
@@ -158,9 +158,6 @@ enum Action {
     Path,
 }
 
-/// The table size of each search that values positions unless `--hash` says otherwise, MiB.
-pub const BOOK_HASH_MB: usize = 16;
-
 /// The command line, parsed and checked.
 #[derive(Clone)]
 struct Options {
@@ -199,7 +196,7 @@ fn parse(args: &[String]) -> Result<Options> {
     let mut action = None;
     let (mut book, mut openings, mut out) = (None, None, None);
     let (mut depth, mut positions, mut window) = (DEFAULT_LEVEL, 100, DEFAULT_WINDOW);
-    let mut search = SearchOptions::new(1, BOOK_HASH_MB);
+    let mut search = SearchOptions::reproducible();
     let mut rest = Vec::new();
     while let Some(arg) = args.next_option()? {
         match arg {

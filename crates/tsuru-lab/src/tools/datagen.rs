@@ -41,7 +41,7 @@ use tsuru_core::search::SearchConfig;
 use anyhow::{bail, ensure, Context, Result};
 
 use crate::training::selfplay::{play_game, read_file, SelfPlayConfig};
-use tsuru_core::cli::search_options::{SearchOptions, EVAL_FILE, HASH, THREADS};
+use tsuru_core::cli::search_options::{SearchOptions, EVAL_FILE, HASH};
 use tsuru_core::cli::tool_args::{whole_number, Arg, ToolArgs, ToolOption, ToolSpec};
 use tsuru_core::eval::EvalBundle;
 use tsuru_core::formats::selfplay::RunShard;
@@ -92,9 +92,9 @@ pub const SPEC: ToolSpec = ToolSpec {
             "play only the run's games i with i % N == K (tsuru merge joins\n\
              the N shards into the run's file)",
         ),
-        ToolOption::shared(HASH, "16"),
-        ToolOption::shared(THREADS, "1: the games depend on the seed alone"),
-        ToolOption::shared(EVAL_FILE, ""),
+        ToolOption::shared(HASH),
+        ToolOption::reproducible_threads(),
+        ToolOption::shared(EVAL_FILE),
         ToolOption::new(
             "--format",
             "v4|v3",
@@ -104,9 +104,6 @@ pub const SPEC: ToolSpec = ToolSpec {
     ],
     notes: "",
 };
-
-/// The players' table size unless `--hash` says otherwise, MiB.
-pub const SELFPLAY_HASH_MB: usize = 16;
 
 struct Options {
     out: PathBuf,
@@ -218,7 +215,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
     let mut games = None;
     let mut first_index = 0;
     let mut shard = None;
-    let mut search = SearchOptions::new(1, SELFPLAY_HASH_MB);
+    let mut search = SearchOptions::reproducible();
     let mut config = SelfPlayConfig {
         seed: 1,
         depth: 4,

@@ -24,9 +24,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use super::solve::SOLVER_HASH_MB;
 use tsuru_core::board::{Board, Color};
-use tsuru_core::cli::search_options::{SearchOptions, EVAL_FILE, HASH, THREADS};
+use tsuru_core::cli::search_options::{SearchOptions, EVAL_FILE, HASH};
 use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
 use tsuru_core::formats::ggf::GgfGame;
 use tsuru_core::formats::validation;
@@ -43,9 +42,9 @@ pub const SPEC: ToolSpec = ToolSpec {
             "N",
             "solve at N empty squares, 1..60 (default 24)",
         ),
-        ToolOption::shared(HASH, "1024"),
-        ToolOption::shared(THREADS, "1"),
-        ToolOption::shared(EVAL_FILE, ""),
+        ToolOption::shared(HASH),
+        ToolOption::reproducible_threads(),
+        ToolOption::shared(EVAL_FILE),
         ToolOption::new(
             "--positions-out",
             "FILE",
@@ -76,7 +75,7 @@ struct Tally {
 /// Runs the tool.
 pub fn run(args: &[String]) -> Result<()> {
     let (mut file, mut empties) = (None, DEFAULT_EMPTIES);
-    let mut options = SearchOptions::new(1, SOLVER_HASH_MB);
+    let mut options = SearchOptions::reproducible();
     let mut positions_out: Option<String> = None;
     let (mut first, mut last) = (1, usize::MAX);
     let mut args = ToolArgs::from_spec(args, &SPEC);

@@ -31,7 +31,6 @@ use crate::training::shards::{is_game_boundary, value_range};
 use crate::training::{search_values, search_values_description};
 use tsuru_core::cli::search_options::{SearchOptions, EVAL_FILE, THREADS};
 use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
-use tsuru_core::config::default_threads;
 use tsuru_core::eval::EvalBundle;
 use tsuru_core::formats::search_values::{self, ValueShard};
 use tsuru_core::formats::Shard;
@@ -63,8 +62,8 @@ pub const SPEC: ToolSpec = ToolSpec {
             "search only the K-th of N ranges of the positions (tsuru merge\n\
              joins the N shards)",
         ),
-        ToolOption::shared(THREADS, "every core"),
-        ToolOption::shared(EVAL_FILE, ""),
+        ToolOption::shared(THREADS),
+        ToolOption::shared(EVAL_FILE),
     ],
     notes: "Without --shard, --out is the file train --search-cache reads for the same positions\n\
             and depth.",
@@ -194,7 +193,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
     let mut depth = None;
     let mut out = None;
     let mut shard = None;
-    let mut search = SearchOptions::new(default_threads(), 1);
+    let mut search = SearchOptions::default();
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
         let Arg::Flag(flag) = arg else {

@@ -60,7 +60,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     about: "measure the Multi-ProbCut statistics of the evaluation (shallow vs deep values)",
     synopsis: "",
     options: &[
-        ToolOption::shared(EVAL_FILE, ""),
+        ToolOption::shared(EVAL_FILE),
         ToolOption::new(
             "--wthor",
             "DIR",
@@ -73,7 +73,7 @@ pub const SPEC: ToolSpec = ToolSpec {
             "stages of the statistics, 1..60 (default 15)",
         ),
         ToolOption::new("--seed", "S", "which positions (default 1)"),
-        ToolOption::shared(THREADS, "2"),
+        ToolOption::shared(THREADS),
         ToolOption::new(
             "--out",
             "FILE",
@@ -506,7 +506,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         positions: 1500,
         stages: 15,
         seed: 1,
-        threads: 2,
+        threads: tsuru_core::search::SearchConfig::default_threads(),
         out: None,
         endgame: None,
         endgame_sample: None,

@@ -23,11 +23,10 @@ use tsuru_core::search::SearchConfig;
 use anyhow::{ensure, Context, Result};
 
 use crate::parallel::map_with_state;
-use crate::tools::datagen::{read_finished_lines, SELFPLAY_HASH_MB};
+use crate::tools::datagen::read_finished_lines;
 use crate::training::selfplay::{read_file, rescore_game, SelfPlayConfig, SelfPlayGame};
 use tsuru_core::cli::search_options::{SearchOptions, EVAL_FILE, HASH, THREADS};
 use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
-use tsuru_core::config::default_threads;
 use tsuru_core::search::Search;
 
 /// The command line of `tsuru rescore`.
@@ -42,9 +41,9 @@ pub const SPEC: ToolSpec = ToolSpec {
             "FILE",
             "the v3 file; an existing one is continued (required)",
         ),
-        ToolOption::shared(THREADS, "every core"),
-        ToolOption::shared(HASH, "16"),
-        ToolOption::shared(EVAL_FILE, ""),
+        ToolOption::shared(THREADS),
+        ToolOption::shared(HASH),
+        ToolOption::shared(EVAL_FILE),
     ],
     notes: "Each thread scores one game at a time with its own table of --hash MB. The weights\n\
             must be those the file's header names (the players').",
@@ -151,7 +150,7 @@ pub fn run(args: &[String]) -> Result<()> {
 fn parse_args(args: &[String]) -> Result<(PathBuf, PathBuf, SearchOptions)> {
     let mut input = None;
     let mut out = None;
-    let mut search = SearchOptions::new(default_threads(), SELFPLAY_HASH_MB);
+    let mut search = SearchOptions::default();
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
         let Arg::Flag(flag) = arg else {

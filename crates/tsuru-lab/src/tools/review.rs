@@ -33,11 +33,11 @@ use tsuru_core::cli::search_options::{
     self, SearchOptions, EVAL_FILE, HASH, LEVEL, MOVE_TIME, THREADS,
 };
 use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
-use tsuru_core::config::{default_threads, Level};
+use tsuru_core::config::Level;
 use tsuru_core::eval::win_probability::{WinModel, WinProbability};
 use tsuru_core::formats::ggf::GgfGame;
 use tsuru_core::search::time::Clock;
-use tsuru_core::search::{Depth, Search, SearchConfig, SearchLimits, SearchRequest};
+use tsuru_core::search::{Depth, Search, SearchLimits, SearchRequest};
 
 pub mod page;
 
@@ -53,11 +53,11 @@ pub const SPEC: ToolSpec = ToolSpec {
             "N",
             "the game to review in a GGF or WTHOR file of several, from 1 (default 1)",
         ),
-        ToolOption::shared(LEVEL, "18: exact from 27 empties"),
-        ToolOption::shared(MOVE_TIME, "none: the level"),
-        ToolOption::shared(THREADS, "every core"),
-        ToolOption::shared(HASH, "64"),
-        ToolOption::shared(EVAL_FILE, ""),
+        ToolOption::shared(LEVEL).with_default("18: exact from 27 empties"),
+        ToolOption::shared(MOVE_TIME).with_default("none: the level"),
+        ToolOption::shared(THREADS),
+        ToolOption::shared(HASH),
+        ToolOption::shared(EVAL_FILE),
         ToolOption::new("--json", "", "write the review as JSON instead of a table"),
         ToolOption::new("--csv", "", "write the moves as CSV instead of a table"),
         ToolOption::new(
@@ -464,7 +464,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
     let mut number = 1;
     let mut level = None;
     let mut move_time = None;
-    let mut search = SearchOptions::new(default_threads(), SearchConfig::DEFAULT_HASH_MB);
+    let mut search = SearchOptions::default();
     let mut format = Format::Table;
     let (mut svg, mut html) = (None, None);
     let mut args = ToolArgs::from_spec(args, &SPEC);

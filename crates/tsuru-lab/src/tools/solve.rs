@@ -13,9 +13,10 @@
 //! files, which `tsuru accuracy` reads): how validation sets with known answers are made. The
 //! summary's time then includes these solves; the per-position figures do not.
 //!
-//! The table may grow to [`SOLVER_HASH_MB`] unless `--hash` says otherwise (the engine's
-//! default is 64 MiB); the solver sizes it to each position's empties (16 MiB up to 26,
-//! `EndgameSolver::new`), so a short solve does not map in a gigabyte it would not use. `--eval-file` changes only
+//! The table may grow to `--hash` MiB (64 unless it says otherwise, as everywhere; give a
+//! gigabyte or more for positions of 30 empties and above); the solver sizes it to each
+//! position's empties (16 MiB up to 26, `EndgameSolver::new`), so a short solve does not map
+//! in memory it would not use. `--eval-file` changes only
 //! the move order (the weights order the moves of nodes with many empties), so node counts,
 //! never scores.
 
@@ -28,14 +29,9 @@ use anyhow::{bail, Context, Result};
 use tsuru_core::board::Move;
 use tsuru_core::cli::search_options::{SearchOptions, EVAL_FILE, HASH, THREADS};
 use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
-use tsuru_core::config::default_threads;
 use tsuru_core::formats::obf;
 use tsuru_core::search::endgame::{EndgameSolver, SolveMode};
 use tsuru_core::search::stop::NodeCounts;
-
-/// The most the exact solver's table grows to in the tools that solve (`solve`, `decided`),
-/// MiB, unless `--hash` says otherwise.
-pub const SOLVER_HASH_MB: usize = 1024;
 
 /// The command line of `tsuru solve`.
 pub const SPEC: ToolSpec = ToolSpec {
@@ -48,9 +44,9 @@ pub const SPEC: ToolSpec = ToolSpec {
             "",
             "prove win, loss or draw only, not the exact score",
         ),
-        ToolOption::shared(HASH, "1024"),
-        ToolOption::shared(THREADS, "every core"),
-        ToolOption::shared(EVAL_FILE, ""),
+        ToolOption::shared(HASH),
+        ToolOption::shared(THREADS),
+        ToolOption::shared(EVAL_FILE),
         ToolOption::new("--first", "N", "skip the positions numbered below N"),
         ToolOption::new("--last", "N", "skip the positions numbered above N"),
         ToolOption::new(
@@ -67,7 +63,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 pub fn run(args: &[String]) -> Result<()> {
     let mut file = None;
     let mut mode = SolveMode::Exact;
-    let mut options = SearchOptions::new(default_threads(), SOLVER_HASH_MB);
+    let mut options = SearchOptions::default();
     let mut first = None;
     let mut last = None;
     let mut write_obf = None;
