@@ -4,7 +4,7 @@
 //! own layer or the layers below it, in the order docs/architecture.md gives (lowest first):
 //!
 //! ```text
-//! tsuru-core:  board, score, rng, io < config < formats < client < eval < search < book < identity < cli
+//! tsuru-core:  board, score, rng, io < config < formats < client < eval < search < book < identity < review < cli
 //! tsuru:       session < protocol < cli < app, lib, main
 //! ```
 //!
@@ -38,6 +38,7 @@ const CORE: Crate = Crate {
         &["search"],
         &["book"],
         &["identity"],
+        &["review"],
         &["cli"],
         &["lib"],
     ],

@@ -58,7 +58,7 @@ pub fn illegal_move(py: Python<'_>, message: String) -> PyErr {
 }
 
 /// The `tsuru.othello.Color` member of `color`.
-fn color_object(py: Python<'_>, color: Color) -> PyResult<Py<PyAny>> {
+pub(crate) fn color_object(py: Python<'_>, color: Color) -> PyResult<Py<PyAny>> {
     static MEMBERS: PyOnceLock<[Py<PyAny>; 2]> = PyOnceLock::new();
     let members = MEMBERS.get_or_try_init(py, || -> PyResult<[Py<PyAny>; 2]> {
         let class = py.import("tsuru.othello")?.getattr("Color")?;
@@ -102,7 +102,7 @@ pub struct PyBoard {
 }
 
 impl PyBoard {
-    fn start_board(&self) -> Board {
+    pub(crate) fn start_board(&self) -> Board {
         let mut start = self.board.clone();
         while start.undo().is_some() {}
         start

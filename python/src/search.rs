@@ -225,6 +225,18 @@ fn seconds(name: &str, value: f64) -> PyResult<Duration> {
     Ok(saturating_seconds(value))
 }
 
+/// The keyword `time`, seconds a move, checked by the registry's `--move-time` parser.
+pub(crate) fn move_time(time: f64) -> PyResult<Duration> {
+    registered(&search_options::MOVE_TIME, time)?;
+    seconds("time", time)
+}
+
+/// The keyword `level`, checked by the registry's `--level` parser.
+pub(crate) fn level_setting(level: i64) -> PyResult<Level> {
+    registered(&search_options::LEVEL, level)?;
+    Ok(Level::new(level as u32).expect("checked"))
+}
+
 /// The limits of one request, checked: the request is the engine's ([`SearchRequest`]), so
 /// a level, a time a move or a game clock, and the default level when none is given follow
 /// the session's rules; only the keyword arguments' checks are Python's.
@@ -245,22 +257,14 @@ fn limits(
         ));
     }
     let clock = match (time, clock) {
-        (Some(time), _) => {
-            registered(&search_options::MOVE_TIME, time)?;
-            Clock::PerMove(seconds("time", time)?)
-        }
+        (Some(time), _) => Clock::PerMove(move_time(time)?),
         (None, Some(left)) => Clock::SuddenDeath {
             left: seconds("clock", left)?,
             increment: seconds("increment", increment)?,
         },
         (None, None) => Clock::Unlimited,
     };
-    let level = level
-        .map(|n| {
-            registered(&search_options::LEVEL, n)?;
-            Ok::<_, PyErr>(Level::new(n as u32).expect("checked"))
-        })
-        .transpose()?;
+    let level = level.map(level_setting).transpose()?;
     if multipv == 0 {
         return Err(PyValueError::new_err("multipv must be at least 1"));
     }
@@ -305,6 +309,30 @@ fn shipped_bundle() -> &'static EvalBundle {
 // (python/tests/test_settings.py checks them against the registry); this keeps them the
 // engine's.
 const _: () = assert!(SearchConfig::DEFAULT_HASH_MB == 64);
+
+/// The configuration of a search of `hash_mb` MiB and `threads` threads (`None`: every
+/// core, the engine's default) with the shipped evaluation or `eval_file`'s: the engine's
+/// options (`--hash`, `--threads`), read by the same parsers (a negative number is refused
+/// there too, as a ValueError).
+pub(crate) fn search_config(
+    hash_mb: i64,
+    threads: Option<i64>,
+    eval_file: Option<&str>,
+) -> PyResult<SearchConfig> {
+    let threads = threads.unwrap_or(SearchConfig::default_threads() as i64);
+    registered(&search_options::HASH, hash_mb)?;
+    registered(&search_options::THREADS, threads)?;
+    let (hash_mb, threads) = (hash_mb as usize, threads as usize);
+    let bundle = match eval_file {
+        None => shipped_bundle().clone(),
+        Some(path) => {
+            EvalBundle::from_file(path).map_err(|err| PyValueError::new_err(format!("{err:#}")))?
+        }
+    };
+    Ok(SearchConfig::new(hash_mb, threads)
+        .map_err(|err| PyValueError::new_err(format!("{err:#}")))?
+        .with_eval(bundle))
+}
 
 /// The engine's searcher: a transposition table (``hash_mb`` MiB), ``threads`` search
 /// threads and an evaluation (the shipped weights, or ``eval_file``), kept across searches
@@ -353,21 +381,7 @@ impl Searcher {
         threads: Option<i64>,
         eval_file: Option<&str>,
     ) -> PyResult<Searcher> {
-        // The engine's defaults: 64 MiB and every core (`None`).
-        let threads = threads.unwrap_or(SearchConfig::default_threads() as i64);
-        // The engine's options (`--hash`, `--threads`), read by the same parsers (a negative
-        // number is refused there too, as a ValueError).
-        registered(&search_options::HASH, hash_mb)?;
-        registered(&search_options::THREADS, threads)?;
-        let (hash_mb, threads) = (hash_mb as usize, threads as usize);
-        let bundle = match eval_file {
-            None => shipped_bundle().clone(),
-            Some(path) => EvalBundle::from_file(path)
-                .map_err(|err| PyValueError::new_err(format!("{err:#}")))?,
-        };
-        let config = SearchConfig::new(hash_mb, threads)
-            .map_err(|err| PyValueError::new_err(format!("{err:#}")))?
-            .with_eval(bundle);
+        let config = search_config(hash_mb, threads, eval_file)?;
         let search = py.detach(move || Search::new(config));
         Ok(Searcher {
             search: Mutex::new(search),

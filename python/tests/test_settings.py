@@ -61,7 +61,7 @@ def test_python_states_the_registrys_one_default_of_each_setting() -> None:
     defaults = {flag: default for flag, _, _, _, _, default in registry()}
     assert defaults["--hash"] == "64" and defaults["--threads"] == "every core"
     stub = (Path(tsuru.__file__).parent / "_native.pyi").read_text()
-    for function in (tsuru.search, tsuru.solve, tsuru.Searcher):
+    for function in (tsuru.search, tsuru.solve, tsuru.Searcher, tsuru.review):
         parameters = inspect.signature(function).parameters
         assert parameters["hash_mb"].default == int(defaults["--hash"]), function
         # None: every core, as the engine's --threads.

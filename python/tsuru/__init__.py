@@ -8,6 +8,9 @@ In-process, compiled from the engine's own Rust code (:mod:`tsuru._native`):
   (depth, time, game clock or node limits, multi-PV, a :class:`Stop` flag); they run
   without the GIL, so several run at once in threads.
 * :func:`evaluate`: the pattern evaluation; :class:`Book`: opening books.
+* :func:`review`: a game reviewed as ``tsuru review`` does it (each move's value, best move
+  and loss, the error totals, the decisive move): a :class:`Review` of :class:`MoveReview`
+  records, which shows its value graph in Jupyter.
 * :mod:`tsuru.data`: OBF problem sets and self-play shards as NumPy arrays.
 * :mod:`tsuru.engine`: a client that drives any Othello engine over pipes, in GTP or
   NBoard protocol v2, in the manner of python-chess's ``chess.engine``: the Python API over
@@ -29,11 +32,15 @@ from ._native import (
     Board,
     Book,
     BookMove,
+    Decisive,
     Line,
+    MoveReview,
+    Review,
     Searcher,
     SearchResult,
     Stop,
     evaluate,
+    review,
     search,
     solve,
 )
@@ -52,6 +59,10 @@ __all__ = [
     "search",
     "solve",
     "evaluate",
+    "review",
+    "Review",
+    "MoveReview",
+    "Decisive",
     "ENGINE_VERSION",
     "othello",
     "svg",

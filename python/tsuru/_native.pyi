@@ -1,7 +1,7 @@
 """Type hints of tsuru._native, the compiled engine (python/src/*.rs)."""
 
 from os import PathLike
-from typing import Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union, overload
 
 from .othello import Color
 
@@ -148,6 +148,126 @@ def solve(
     stop: Optional[Stop] = None,
 ) -> SearchResult: ...
 def evaluate(board: Board) -> float: ...
+
+class MoveReview:
+    """One reviewed move: who played what, what it was worth, the best move and what the
+    move played gave away."""
+    @property
+    def number(self) -> int:
+        """The move's number in the game, from 1 (forced passes count)."""
+        ...
+    @property
+    def color(self) -> Color: ...
+    @property
+    def move(self) -> int:
+        """The move played (a square 0..63)."""
+        ...
+    @property
+    def value(self) -> float:
+        """What the move played is worth to its player, in discs."""
+        ...
+    @property
+    def best(self) -> int:
+        """The best move of the position."""
+        ...
+    @property
+    def best_value(self) -> float:
+        """What the best move is worth to the player, in discs."""
+        ...
+    @property
+    def loss(self) -> float:
+        """best_value - value, never below zero."""
+        ...
+    @property
+    def exact(self) -> bool:
+        """Whether value and best_value (and so loss) are exact."""
+        ...
+    @property
+    def mark(self) -> str:
+        """"best" (lost under 1 disc), "inaccuracy" (1 to under 4), "mistake" (4 to under 8)
+        or "blunder" (8 or more)."""
+        ...
+    @property
+    def win_probability(self) -> Tuple[float, float, float]:
+        """The player's chances (win, draw, loss) after the move, from its value (certain
+        where it is exact)."""
+        ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The fields as a dict."""
+        ...
+
+class Decisive:
+    """The last move that changed the game's result (for Black: 1 a win, 0 a draw, -1 a
+    loss) as the values judge it."""
+    @property
+    def number(self) -> int: ...
+    @property
+    def index(self) -> int:
+        """The move's index in Review.moves."""
+        ...
+    @property
+    def before(self) -> int: ...
+    @property
+    def after(self) -> int: ...
+    @property
+    def exact(self) -> bool: ...
+
+class Review:
+    """A reviewed game: a MoveReview a move played (forced passes left out), in game order;
+    len, indexing and iteration go over them. Jupyter shows its value graph."""
+    @property
+    def moves(self) -> List[MoveReview]: ...
+    @property
+    def error_totals(self) -> Tuple[float, float]:
+        """Black's and White's sums of their losses, in discs."""
+        ...
+    @property
+    def decisive(self) -> Optional[Decisive]: ...
+    @property
+    def start_value(self) -> float:
+        """The first position's value for Black, in discs."""
+        ...
+    @property
+    def result(self) -> Optional[int]:
+        """Black's final disc difference; None for a game that did not end."""
+        ...
+    @property
+    def game(self) -> List[int]:
+        """Every move of the game, forced passes (64) included."""
+        ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def players(self) -> Tuple[Optional[str], Optional[str]]: ...
+    def to_dicts(self) -> List[Dict[str, Any]]: ...
+    def _repr_svg_(self) -> str:
+        """The value graph, as tsuru review --svg writes it (without the XML declaration)."""
+        ...
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, index: int) -> MoveReview: ...
+    @overload
+    def __getitem__(self, index: slice) -> List[MoveReview]: ...
+    def __iter__(self) -> Iterator[MoveReview]: ...
+
+def review(
+    game: Union[Board, str, Sequence[MoveLike]],
+    *,
+    level: Optional[int] = None,
+    time: Optional[float] = None,
+    threads: Optional[int] = None,
+    hash_mb: int = 64,
+    eval_file: Optional[str] = None,
+) -> Review:
+    """Reviews a game as tsuru review does: every position searched from the last, each
+    move's value, best move, loss and mark, each player's error total, the decisive move.
+
+    game: a Board (the moves that led to it), a transcript ("f5d6c3..."), a GGF record or a
+    list of moves. level: 1-60, exact from level*3/2 empties (18, exact from 27, when
+    neither level nor time is given); time: seconds a position instead. An illegal move
+    raises IllegalMoveError (a ValueError) naming it."""
+    ...
+
 def settings() -> List[Tuple[str, str, str, str, str, str]]:
     """The engine's option registry: (flag, value name, Python keyword or "", NBoard set
     name or "", help, default as the help states it or "") for each option more than one

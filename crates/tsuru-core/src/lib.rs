@@ -18,7 +18,8 @@
 //! [`search`] (the search and the exact solver, with their limits), [`eval`] (the
 //! evaluation), [`book`] (opening books), [`score`] (the score types), [`formats`] (the
 //! project's files), [`config`] (the engine's settings, defaults and limits), [`identity`]
-//! (the build's version line), [`rng`], [`client`] (a client of GTP and NBoard engines
+//! (the build's version line), [`review`] (game review: each move's loss against the best
+//! move, the error totals, the decisive move, the value graph), [`rng`], [`client`] (a client of GTP and NBoard engines
 //! over pipes, behind `tsuru match` and Python's `tsuru.engine`), [`cli`] (the command-line options the engine and every
 //! tool share, and each tool's declared command line) and [`io`] (the pipes' line reader, ASCII
 //! output, stdout that a closed pipe ends quietly, Ctrl-C as a request to stop).
@@ -151,6 +152,7 @@ pub mod eval;
 pub mod formats;
 pub mod identity;
 pub mod io;
+pub mod review;
 pub mod rng;
 pub mod score;
 pub mod search;

@@ -1,16 +1,10 @@
 //! `tsuru review GAME [--game N] [--level N | --move-time S] [--threads N] [--hash MB]
 //! [--eval-file W] [--json | --csv] [--svg FILE] [--html FILE]`: where a game went wrong.
 //!
-//! Every position of the game is searched, from the last to the first so that the solver's
-//! table, filled by the end of the game, serves the earlier positions. A move's **value** is
-//! what the move played is worth to its player (the next position's value, negated), the
-//! **best** move is the search's, and the **loss** is what the move played gave away: the
-//! best value less the played one, never below zero. From where the level solves exactly
-//! (`3N/2` empties at level N) the values, and so the losses, are exact. Each move gets a
-//! mark by its loss ([`Mark`]); each player's **error total** is the sum of their losses,
-//! the figure Othello players compare; the **decisive move** is the last move that changed
-//! the game's result (a win, a draw or a loss for Black) as the values judge it, exact when
-//! both of its positions are solved.
+//! The review itself (each position searched from the last, values, losses, marks, error
+//! totals, the decisive move, the value graph) is tsuru-core's [`tsuru_core::review`]; this
+//! tool reads the game from its file, draws the progress bar and writes the review as a
+//! table, JSON or CSV, the graph (`--svg`) and the page (`--html`, [`page`]).
 //!
 //! GAME is a GGF file (NBoard's saved games, GGS archives; `--game N` picks one), a WTHOR
 //! file (`.wtb`, `--game N`), or a transcript (`f5d6c3...`, in a file or on the command
@@ -18,12 +12,12 @@
 //! Bad input (an illegal move, a game number out of range, a truncated file, a game with
 //! no moves) is an error naming the file, the game and the move.
 //!
-//! `--svg FILE` also writes the value along the game as a graph, `--html FILE` a page that
-//! replays the game with the move list and the graph ([`page`]).
+//! `--svg FILE` also writes the value along the game as a graph
+//! ([`tsuru_core::review::graph`]), `--html FILE` a page that replays the game with the move
+//! list and the graph ([`page`]).
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
@@ -34,10 +28,13 @@ use tsuru_core::cli::search_options::{
 };
 use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
 use tsuru_core::config::Level;
-use tsuru_core::eval::win_probability::{WinModel, WinProbability};
 use tsuru_core::formats::ggf::GgfGame;
+use tsuru_core::review::{
+    graph, outcome, outcome_name, positions, review_game, value_text, GameRecord, Mark, MoveReview,
+    Review,
+};
 use tsuru_core::search::time::Clock;
-use tsuru_core::search::{Depth, Search, SearchLimits, SearchRequest};
+use tsuru_core::search::{Search, SearchRequest};
 
 pub mod page;
 
@@ -80,246 +77,6 @@ pub const SPEC: ToolSpec = ToolSpec {
             drawn on stderr when it is a terminal.",
 };
 
-/// The level a review searches at unless `--level` says otherwise: exact from 27 empties,
-/// so the last 27 moves of a game are judged exactly, in about 14 s for a 60-move game on
-/// 2 cores (level 16, exact from 24 empties, takes 1 to 3 s; level 20, exact from 30, over
-/// a minute: docs/results.md).
-pub const REVIEW_LEVEL: Level = match Level::new(18) {
-    Some(level) => level,
-    None => panic!("18 is a level"),
-};
-
-/// How bad a move was, by the discs it lost.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mark {
-    /// Lost under 1 disc: the best move or as good as it.
-    Best,
-    /// Lost 1 to under 4 discs.
-    Inaccuracy,
-    /// Lost 4 to under 8 discs.
-    Mistake,
-    /// Lost 8 discs or more.
-    Blunder,
-}
-
-impl Mark {
-    /// The mark of a move that lost `loss` discs.
-    pub fn of(loss: f64) -> Mark {
-        if loss < 1.0 {
-            Mark::Best
-        } else if loss < 4.0 {
-            Mark::Inaccuracy
-        } else if loss < 8.0 {
-            Mark::Mistake
-        } else {
-            Mark::Blunder
-        }
-    }
-
-    /// The mark's name, as the outputs write it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mark::Best => "best",
-            Mark::Inaccuracy => "inaccuracy",
-            Mark::Mistake => "mistake",
-            Mark::Blunder => "blunder",
-        }
-    }
-}
-
-/// One searched position of the game: its value for the side to move, the best move and
-/// whether the value is exact.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PositionValue {
-    /// The value for the side to move, in discs.
-    pub value: f64,
-    /// The best move (a pass where it is forced; [`Move::Pass`] at the game's end).
-    pub best: Move,
-    /// Whether the value is the exact game-theoretic one.
-    pub exact: bool,
-}
-
-/// One move of the game, reviewed.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MoveReview {
-    /// The move's number in the game, from 1 (passes count: they are moves of the record).
-    pub number: usize,
-    /// Who played it.
-    pub color: Color,
-    /// The move played.
-    pub played: Move,
-    /// What the move played is worth to its player, in discs.
-    pub value: f64,
-    /// The best move of the position.
-    pub best: Move,
-    /// What the best move is worth to the player, in discs.
-    pub best_value: f64,
-    /// The discs the move played gave away: `best_value - value`, never below zero.
-    pub loss: f64,
-    /// Whether `value` and `best_value` are exact (and so the loss).
-    pub exact: bool,
-    /// The mark of the loss.
-    pub mark: Mark,
-    /// The player's chances after the move, from its value
-    /// ([`tsuru_core::eval::win_probability`]: certain where the value is exact).
-    pub chances: WinProbability,
-}
-
-/// The move that decided the game: the last that changed its result.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Decisive {
-    /// The move's index in [`Review::moves`].
-    pub index: usize,
-    /// Black's result before the move and after it: 1 a win, 0 a draw, -1 a loss.
-    pub before: i32,
-    /// See `before`.
-    pub after: i32,
-    /// Whether both values are exact.
-    pub exact: bool,
-}
-
-/// A reviewed game.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Review {
-    /// Every move that was a choice (forced passes are left out), in game order.
-    pub moves: Vec<MoveReview>,
-    /// The value of the game's first position for Black, in discs.
-    pub start_value: f64,
-    /// Black's and White's error totals: the sum of their moves' losses, in discs.
-    pub error_totals: [f64; 2],
-    /// The last move that changed the result, if any did.
-    pub decisive: Option<Decisive>,
-    /// Black's final disc difference when the game ended, `None` for a game that did not.
-    pub result: Option<i32>,
-}
-
-/// The positions of a game: `start` and the position after each move.
-pub fn positions(start: &Board, moves: &[Move]) -> Result<Vec<Board>> {
-    let mut board = start.without_history();
-    let mut out = vec![board.clone()];
-    for (i, &mv) in moves.iter().enumerate() {
-        board
-            .play(mv)
-            .with_context(|| format!("move {} ({mv:#})", i + 1))?;
-        out.push(board.without_history());
-    }
-    Ok(out)
-}
-
-/// Reviews the game `moves` from `start` with values from `value_of` (called on every
-/// position, the last first), reporting each position done to `progress`.
-pub fn review_with(
-    start: &Board,
-    moves: &[Move],
-    mut value_of: impl FnMut(&Board) -> PositionValue,
-    mut progress: impl FnMut(usize, usize),
-) -> Result<Review> {
-    ensure!(!moves.is_empty(), "the game has no moves to review");
-    let boards = positions(start, moves)?;
-    let mut values = vec![None; boards.len()];
-    for (done, i) in (0..boards.len()).rev().enumerate() {
-        values[i] = Some(value_of(&boards[i]));
-        progress(done + 1, boards.len());
-    }
-    let values: Vec<PositionValue> = values.into_iter().map(|v| v.expect("searched")).collect();
-    // A position's value for Black.
-    let for_black = |i: usize| {
-        let v = values[i].value;
-        if boards[i].side_to_move() == Color::Black {
-            v
-        } else {
-            -v
-        }
-    };
-    let mut reviewed = Vec::new();
-    let mut error_totals = [0.0; 2];
-    let mut decisive = None;
-    for (i, &mv) in moves.iter().enumerate() {
-        let board = &boards[i];
-        let color = board.side_to_move();
-        let (before, after) = (outcome(for_black(i)), outcome(for_black(i + 1)));
-        if before != after {
-            decisive = Some(Decisive {
-                index: reviewed.len(),
-                before,
-                after,
-                exact: values[i].exact && values[i + 1].exact,
-            });
-        }
-        if mv == Move::Pass {
-            // A forced pass is no choice: nothing to review.
-            continue;
-        }
-        let best = values[i];
-        // The best move played is worth the position's value; another move, the next
-        // position's value for the opponent (a pass is a move of its own), negated.
-        let (value, exact) = if mv == best.best {
-            (best.value, best.exact)
-        } else {
-            (-values[i + 1].value, best.exact && values[i + 1].exact)
-        };
-        let loss = (best.value - value).max(0.0);
-        error_totals[color.index()] += loss;
-        reviewed.push(MoveReview {
-            number: i + 1,
-            color,
-            played: mv,
-            value,
-            best: best.best,
-            best_value: best.value,
-            loss,
-            exact,
-            mark: Mark::of(loss),
-            chances: WinModel::shipped().of_value(value, board.empties() - 1, exact),
-        });
-    }
-    let last = boards.last().expect("the start at least");
-    // A decisive pass is reported at the move after it, the player's next choice.
-    if let Some(d) = &mut decisive {
-        d.index = d.index.min(reviewed.len().saturating_sub(1));
-    }
-    Ok(Review {
-        moves: reviewed,
-        start_value: for_black(0),
-        error_totals,
-        decisive,
-        result: last
-            .is_game_over()
-            .then(|| last.final_score(Color::Black).get()),
-    })
-}
-
-/// The value of `board` by `search` within `limits`: the game's final score at its end.
-pub fn search_value(search: &mut Search, board: &Board, limits: &SearchLimits) -> PositionValue {
-    if board.is_game_over() {
-        return PositionValue {
-            value: f64::from(board.final_score(board.side_to_move()).get()),
-            best: Move::Pass,
-            exact: true,
-        };
-    }
-    let stop = AtomicBool::new(false);
-    let result = search.iterate(board, limits, &stop, &mut |_| {});
-    PositionValue {
-        value: result.score.discs(),
-        best: result.best,
-        exact: result.depth == Depth::Exact,
-    }
-}
-
-/// A game to review: where it starts, its moves and what to call it in messages.
-#[derive(Clone, Debug)]
-pub struct GameRecord {
-    /// The start position.
-    pub start: Board,
-    /// The moves, passes included.
-    pub moves: Vec<Move>,
-    /// Black's and White's names, where the record gives them.
-    pub players: [Option<String>; 2],
-    /// What the record is called in messages: the file and the game.
-    pub name: String,
-}
-
 /// Reads game `number` (from 1) of `source`: a GGF file, a WTHOR file or a transcript (a file
 /// holding one, or the text itself). Errors name the file, the game and the move.
 pub fn read_game(source: &str, number: usize) -> Result<GameRecord> {
@@ -350,17 +107,8 @@ pub fn read_game(source: &str, number: usize) -> Result<GameRecord> {
 fn transcript_game(text: &str, name: &str, what: &str) -> Result<GameRecord> {
     let moves = notation::parse_transcript(text.trim())
         .with_context(|| format!("{name}: {what} is not a list of moves such as f5d6c3"))?;
-    let mut board = Board::start();
-    notation::play_moves(&mut board, &moves).with_context(|| format!("{name}: {what}"))?;
     ensure!(!moves.is_empty(), "{name}: the game has no moves to review");
-    // The passes the transcript left out, put back.
-    let moves: Vec<Move> = board.history().collect();
-    Ok(GameRecord {
-        start: Board::start(),
-        moves,
-        players: [None, None],
-        name: name.to_string(),
-    })
+    GameRecord::from_moves(&Board::start(), &moves, name).with_context(|| format!("{name}: {what}"))
 }
 
 fn ggf_game(source: &str, text: &str, number: usize) -> Result<GameRecord> {
@@ -381,19 +129,7 @@ fn ggf_game(source: &str, text: &str, number: usize) -> Result<GameRecord> {
         !game.moves().is_empty(),
         "{name}: the game has no moves to review"
     );
-    let tag = |key: &str| {
-        game.tags
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.trim().to_string())
-            .filter(|v| !v.is_empty())
-    };
-    Ok(GameRecord {
-        start: game.start().clone(),
-        moves: game.moves().iter().map(|m| m.mv).collect(),
-        players: [tag("PB"), tag("PW")],
-        name,
-    })
+    Ok(GameRecord::from_ggf(&game, &name))
 }
 
 /// WTHOR's layout: a 16-byte header (the record count at bytes 4-7), then 68-byte records
@@ -535,26 +271,12 @@ pub fn run(args: &[String]) -> Result<()> {
     let config = options.search.config()?;
     let threads = config.threads();
     let mut search = Search::new(config);
-    let request = SearchRequest {
-        level: Some(options.level.unwrap_or(REVIEW_LEVEL)).filter(|_| options.move_time.is_none()),
-        clock: options.move_time.map_or(Clock::Unlimited, Clock::PerMove),
-        ..SearchRequest::default()
-    };
+    let request = tsuru_core::review::request(options.level, options.move_time)?;
     let started = Instant::now();
     let bar = progress_bar(record.moves.len() as u64 + 1);
-    let review = review_with(
-        &record.start,
-        &record.moves,
-        |board| {
-            let mut limits = request
-                .limits(board.empties())
-                .expect("one best move is a valid request");
-            // Values in discs everywhere: no win/loss/draw-only proofs.
-            limits.wld_empties = limits.exact_empties;
-            search_value(&mut search, board, &limits)
-        },
-        |done, _| bar.set_position(done as u64),
-    )
+    let review = review_game(&mut search, &request, &record, |done, _| {
+        bar.set_position(done as u64)
+    })
     .with_context(|| record.name.clone())?;
     bar.finish_and_clear();
     let elapsed = started.elapsed();
@@ -564,7 +286,7 @@ pub fn run(args: &[String]) -> Result<()> {
         Format::Csv => csv(&review),
     };
     if let Some(path) = &options.svg {
-        std::fs::write(path, page::svg_file(&record, &review))
+        std::fs::write(path, graph::svg_file(&record, &review))
             .with_context(|| format!("writing {path}"))?;
     }
     if let Some(path) = &options.html {
@@ -606,28 +328,6 @@ fn describe(request: &SearchRequest, threads: usize, elapsed: Duration) -> Strin
         if threads == 1 { "" } else { "s" },
         elapsed.as_secs_f64()
     )
-}
-
-/// A value as the table writes it: whole discs when exact, else to a tenth.
-fn value_text(value: f64, exact: bool) -> String {
-    if exact {
-        format!("{:+}", value.round() as i64)
-    } else {
-        format!("{value:+.1}")
-    }
-}
-
-/// The result a value for Black stands for: 1 a black win, 0 a draw, -1 a white win.
-fn outcome(value: f64) -> i32 {
-    (value > 0.0) as i32 - (value < 0.0) as i32
-}
-
-fn outcome_name(outcome: i32) -> &'static str {
-    match outcome {
-        1 => "a black win",
-        0 => "a draw",
-        _ => "a white win",
-    }
 }
 
 fn table(record: &GameRecord, review: &Review, search: &str) -> String {
@@ -826,103 +526,4 @@ fn csv(review: &Review) -> String {
         let _ = writeln!(out, "{}", row.join(","));
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn exact(value: f64, best: &str) -> PositionValue {
-        PositionValue {
-            value,
-            best: best.parse().unwrap(),
-            exact: true,
-        }
-    }
-
-    #[test]
-    fn marks_follow_the_documented_thresholds() {
-        for (loss, mark) in [
-            (0.0, Mark::Best),
-            (0.9, Mark::Best),
-            (1.0, Mark::Inaccuracy),
-            (3.9, Mark::Inaccuracy),
-            (4.0, Mark::Mistake),
-            (7.9, Mark::Mistake),
-            (8.0, Mark::Blunder),
-            (40.0, Mark::Blunder),
-        ] {
-            assert_eq!(Mark::of(loss), mark, "{loss}");
-        }
-    }
-
-    #[test]
-    fn losses_totals_and_the_decisive_move_come_from_the_values() {
-        // Three moves from the start; made-up values for each position, side to move's view:
-        // black +2 (best f5), white -2 (best d6), black +6 (best c3), white -4.
-        let moves: Vec<Move> = notation::parse_transcript("f5f6e6").unwrap();
-        let values = [
-            exact(2.0, "f5"),
-            exact(-2.0, "d6"),
-            exact(6.0, "c3"),
-            exact(-4.0, "pa"),
-        ];
-        let mut asked = Vec::new();
-        let review = review_with(
-            &Board::start(),
-            &moves,
-            |board| {
-                asked.push(board.empties());
-                values[(60 - board.empties()) as usize]
-            },
-            |_, _| {},
-        )
-        .unwrap();
-        // Searched from the last position to the first.
-        assert_eq!(asked, [57, 58, 59, 60]);
-        let losses: Vec<f64> = review.moves.iter().map(|m| m.loss).collect();
-        // f5 is the best move: worth the position's +2, 0 lost. f6 is worth -6 to white where
-        // d6 was worth -2: 4 lost.
-        // e6 is worth +4 to black where c3 was worth +6: 2 lost.
-        assert_eq!(losses, [0.0, 4.0, 2.0]);
-        assert_eq!(review.error_totals, [2.0, 4.0]);
-        assert_eq!(
-            review.moves.iter().map(|m| m.mark).collect::<Vec<_>>(),
-            [Mark::Best, Mark::Mistake, Mark::Inaccuracy]
-        );
-        // Black was winning throughout: nothing changed the result.
-        assert_eq!(review.decisive, None);
-        assert_eq!(review.result, None);
-    }
-
-    #[test]
-    fn the_decisive_move_is_the_last_that_changed_the_result() {
-        let moves: Vec<Move> = notation::parse_transcript("f5f6e6").unwrap();
-        // Black +2, then after f5 white to move at +2 (black -2: white wins), after f6
-        // black to move at +2 (black wins), after e6 white to move at 0 (a draw).
-        let values = [
-            exact(2.0, "f5"),
-            exact(2.0, "d6"),
-            exact(2.0, "e6"),
-            exact(0.0, "pa"),
-        ];
-        let review = review_with(
-            &Board::start(),
-            &moves,
-            |board| values[(60 - board.empties()) as usize],
-            |_, _| {},
-        )
-        .unwrap();
-        let d = review.decisive.expect("the result changed");
-        assert_eq!((review.moves[d.index].number, d.before, d.after), (3, 1, 0));
-    }
-
-    #[test]
-    fn bad_games_are_refused_with_what_is_wrong() {
-        let err = review_with(&Board::start(), &[], |_| exact(0.0, "pa"), |_, _| {});
-        assert!(err.unwrap_err().to_string().contains("no moves"));
-        let moves = notation::parse_transcript("f5a1").unwrap();
-        let err = positions(&Board::start(), &moves).unwrap_err();
-        assert!(format!("{err:#}").contains("move 2 (a1)"), "{err:#}");
-    }
 }

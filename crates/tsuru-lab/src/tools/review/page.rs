@@ -1,11 +1,7 @@
-//! The pictures of a review: `--svg`, the value along the game as an SVG graph, and `--html`,
-//! one self-contained page (inline CSS and script, nothing fetched) with the board replayed
-//! move by move, the move list and the graph.
-//!
-//! The graph plots the value for Black (in discs, positive when Black is ahead) after every
-//! reviewed move, one `<circle class="move ...">` a move, in game order, with `data-move`
-//! the move's number; its classes name the player and the mark, so mistakes and blunders
-//! stand out (a coloured ring). Forced passes are no choice and get no point.
+//! The page of a review, `--html`: one self-contained page (inline CSS and script, nothing
+//! fetched) with the board replayed move by move, the move list and the value graph
+//! ([`tsuru_core::review::graph`]: one `<circle class="move ..." data-move="N">` a reviewed
+//! move).
 //!
 //! The page's board is 64 cells `<div class="cell" data-square="a1" data-disc="black">`
 //! (`black`, `white` or `empty`); the best move of the position shown carries `data-best`,
@@ -18,212 +14,8 @@
 use std::fmt::Write as _;
 
 use tsuru_core::board::{Board, Color, Square};
-
-use super::{outcome_name, value_text, GameRecord, Mark, MoveReview, Review};
-
-/// The graph's size in SVG user units (the page scales it to its width).
-const WIDTH: f64 = 760.0;
-/// See [`WIDTH`].
-const HEIGHT: f64 = 300.0;
-/// The plot's margins: left (value labels), right, top (title), bottom (move labels).
-const MARGIN: [f64; 4] = [48.0, 14.0, 26.0, 34.0];
-
-/// `text` escaped for XML and HTML text and attribute values: `& < > " '` as entities and
-/// every non-ASCII character as a numeric reference, so the output is ASCII.
-pub fn xml_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_ascii_graphic() || c == ' ' => out.push(c),
-            // Control characters are not allowed in XML 1.0, even as references.
-            c if c.is_ascii() => out.push(' '),
-            c => {
-                let _ = write!(out, "&#x{:x};", u32::from(c));
-            }
-        }
-    }
-    out
-}
-
-/// A move's value for Black, in discs.
-fn for_black(m: &MoveReview) -> f64 {
-    match m.color {
-        Color::Black => m.value,
-        Color::White => -m.value,
-    }
-}
-
-/// A value as the pictures write it: whole discs when exact, else to a tenth.
-/// The value range the graph shows, `-range..=range` discs: the largest value rounded up
-/// to a multiple of 8, at least 8 and at most 64 (a value can never lie beyond).
-fn value_range(review: &Review) -> f64 {
-    let largest = review
-        .moves
-        .iter()
-        .map(|m| for_black(m).abs())
-        .fold(review.start_value.abs(), f64::max);
-    ((largest / 8.0).ceil() * 8.0).clamp(8.0, 64.0)
-}
-
-/// One line of text about a reviewed move, for a point's tooltip and the page.
-fn move_summary(m: &MoveReview) -> String {
-    let mut text = format!(
-        "{}. {} {:#}: {} for black",
-        m.number,
-        m.color,
-        m.played,
-        value_text(for_black(m), m.exact)
-    );
-    if m.mark == Mark::Best {
-        let _ = write!(text, ", best");
-    } else {
-        let _ = write!(
-            text,
-            "; best {:#} ({}), lost {:.1}: {}",
-            m.best,
-            value_text(m.best_value, m.exact),
-            m.loss,
-            m.mark.name()
-        );
-    }
-    if !m.exact {
-        text.push_str(" (by the search)");
-    }
-    text
-}
-
-/// The graph of the value along the game as an `<svg>` element (no XML declaration): the
-/// value for Black after each reviewed move, one `<circle class="move COLOR MARK"
-/// data-move="N">` a move in game order, inside a self-contained picture of `WIDTH` by
-/// `HEIGHT` units (its own style, no external reference). The x axis runs from the start
-/// (0) to the last move's number; the y axis is clamped to the [`value_range`].
-pub fn svg_element(record: &GameRecord, review: &Review) -> String {
-    let [left, right, top, bottom] = MARGIN;
-    let (plot_w, plot_h) = (WIDTH - left - right, HEIGHT - top - bottom);
-    let last = record.moves.len().max(1) as f64;
-    let range = value_range(review);
-    let x = |number: usize| left + number as f64 * plot_w / last;
-    let y = |value: f64| top + (range - value.clamp(-range, range)) * plot_h / (2.0 * range);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"review-graph\" viewBox=\"0 0 {WIDTH} \
-         {HEIGHT}\" width=\"{WIDTH}\" height=\"{HEIGHT}\" role=\"img\">"
-    );
-    let _ = writeln!(
-        out,
-        "<title>{}: value for black along the game</title>",
-        xml_escape(&record.name)
-    );
-    out.push_str(
-        "<style>\
-         .bg{fill:#fff}.ahead{fill:#f2f2f2}.grid{stroke:#ccc;stroke-width:1}\
-         .zero{stroke:#888;stroke-width:1.2}.axis{font:11px sans-serif;fill:#444}\
-         .value{fill:none;stroke:#2a6fb0;stroke-width:1.6}\
-         .move{stroke:#333;stroke-width:1;cursor:pointer}.move.black{fill:#222}\
-         .move.white{fill:#fff}.move.inaccuracy{stroke:#d8b400;stroke-width:2}\
-         .move.mistake{stroke:#f08000;stroke-width:3}.move.blunder{stroke:#e00000;stroke-width:3.5}\
-         .decisive{stroke:#a000c0;stroke-dasharray:4 3;stroke-width:1.2}\
-         .cursor{stroke:#2a6fb0;stroke-width:1;stroke-dasharray:2 2}\
-         </style>\n",
-    );
-    let _ = writeln!(
-        out,
-        "<rect class=\"bg\" x=\"0\" y=\"0\" width=\"{WIDTH}\" height=\"{HEIGHT}\"/>"
-    );
-    // Black's half shaded; the value grid every quarter of the range.
-    let _ = writeln!(
-        out,
-        "<rect class=\"ahead\" x=\"{left}\" y=\"{top}\" width=\"{plot_w}\" height=\"{}\"/>",
-        plot_h / 2.0
-    );
-    for step in -2..=2 {
-        let value = range * f64::from(step) / 2.0;
-        let _ = writeln!(
-            out,
-            "<line class=\"{}\" x1=\"{left}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\"/>\
-             <text class=\"axis\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{:+}</text>",
-            if step == 0 { "zero" } else { "grid" },
-            left + plot_w,
-            y(value),
-            y(value),
-            left - 5.0,
-            y(value) + 4.0,
-            value
-        );
-    }
-    let mut tick = 0;
-    while tick as f64 <= last {
-        let _ = writeln!(
-            out,
-            "<line class=\"grid\" x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"{top}\" y2=\"{1:.1}\"/>\
-             <text class=\"axis\" x=\"{0:.1}\" y=\"{2:.1}\" text-anchor=\"middle\">{tick}</text>",
-            x(tick),
-            top + plot_h,
-            top + plot_h + 14.0
-        );
-        tick += 10;
-    }
-    let _ = writeln!(
-        out,
-        "<text class=\"axis\" x=\"{left}\" y=\"16\">value for black (discs; shaded: black \
-         ahead) after each move; ring: inaccuracy, mistake, blunder</text>\
-         <text class=\"axis\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">move</text>",
-        left + plot_w,
-        HEIGHT - 4.0
-    );
-    if let Some(d) = &review.decisive {
-        let m = &review.moves[d.index];
-        let _ = writeln!(
-            out,
-            "<line class=\"decisive\" x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"{top}\" y2=\"{1:.1}\">\
-             <title>decisive move {2}: from {3} to {4}</title></line>",
-            x(m.number),
-            top + plot_h,
-            m.number,
-            outcome_name(d.before),
-            outcome_name(d.after)
-        );
-    }
-    let mut points = format!("{:.1},{:.1}", x(0), y(review.start_value));
-    for m in &review.moves {
-        let _ = write!(points, " {:.1},{:.1}", x(m.number), y(for_black(m)));
-    }
-    let _ = writeln!(out, "<polyline class=\"value\" points=\"{points}\"/>");
-    for m in &review.moves {
-        let radius = match m.mark {
-            Mark::Best | Mark::Inaccuracy => 3.0,
-            Mark::Mistake => 4.5,
-            Mark::Blunder => 5.5,
-        };
-        let _ = writeln!(
-            out,
-            "<circle class=\"move {} {}\" data-move=\"{}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"{radius}\">\
-             <title>{}</title></circle>",
-            m.color,
-            m.mark.name(),
-            m.number,
-            x(m.number),
-            y(for_black(m)),
-            xml_escape(&move_summary(m))
-        );
-    }
-    out.push_str("</svg>\n");
-    out
-}
-
-/// The `--svg` file: an XML declaration and [`svg_element`].
-pub fn svg_file(record: &GameRecord, review: &Review) -> String {
-    format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}",
-        svg_element(record, review)
-    )
-}
+use tsuru_core::review::graph::{move_summary, svg_element, xml_escape, HEIGHT, MARGIN, WIDTH};
+use tsuru_core::review::{outcome_name, value_text, GameRecord, Mark, Review};
 
 /// A board as the page's script holds it: 64 characters, a1 first, `b`, `w` or `-`.
 fn board_text(board: &Board) -> String {
@@ -368,7 +160,7 @@ var error=console.error;console.error=function(){count();return error.apply(cons
 
 /// The `--html` page: one self-contained document (inline style, script and graph; nothing
 /// fetched) replaying the game. `boards` are the game's positions, the start first and one
-/// after each move (see [`super::positions`]). See the module's description for what the
+/// after each move (see [`tsuru_core::review::positions`]). See the module's description for what the
 /// page holds and how a script or a test drives it.
 pub fn html(record: &GameRecord, review: &Review, boards: &[Board]) -> String {
     assert_eq!(boards.len(), record.moves.len() + 1, "a board a move");
@@ -551,81 +343,14 @@ mod tests {
     use tsuru_core::board::notation;
 
     #[test]
-    fn escaping_keeps_the_output_ascii_and_well_formed() {
-        assert_eq!(
-            xml_escape("a<b & \"c\" 'd'>\u{e9}\u{1}"),
-            "a&lt;b &amp; &quot;c&quot; &#39;d&#39;&gt;&#xe9; "
-        );
+    fn script_strings_cannot_end_the_script() {
         assert_eq!(script_string("</script>"), "\"\\u003c/script>\"");
-    }
-
-    /// The review of f5 f6 e6 from the start with made-up values (the side to move's view):
-    /// black +2 (best f5), white -2 (best d6), black +6 (best c3), white -4.
-    fn three_moves() -> (GameRecord, Review) {
-        let moves = notation::parse_transcript("f5f6e6").unwrap();
-        let values = [(2.0, "f5"), (-2.0, "d6"), (6.0, "c3"), (-4.0, "pa")];
-        let review = super::super::review_with(
-            &Board::start(),
-            &moves,
-            |board| {
-                let (value, best) = values[(60 - board.empties()) as usize];
-                super::super::PositionValue {
-                    value,
-                    best: best.parse().unwrap(),
-                    exact: true,
-                }
-            },
-            |_, _| {},
-        )
-        .unwrap();
-        let record = GameRecord {
-            start: Board::start(),
-            moves,
-            players: [Some("Ann & <Bo>".into()), Some("Z\u{f6}e".into())],
-            name: "test".into(),
-        };
-        (record, review)
-    }
-
-    #[test]
-    fn the_graph_has_a_point_a_move_placed_by_its_value_for_black() {
-        let (record, review) = three_moves();
-        let svg = svg_file(&record, &review);
-        assert!(svg.is_ascii());
-        let points: Vec<&str> = svg
-            .lines()
-            .filter(|l| l.starts_with("<circle class=\"move "))
-            .collect();
-        assert_eq!(points.len(), 3, "{svg}");
-        // f6 lost 4 (a mistake), e6 2 (an inaccuracy); values for black +2, +6, +4.
-        assert!(points[0].starts_with("<circle class=\"move black best\" data-move=\"1\""));
-        assert!(points[1].starts_with("<circle class=\"move white mistake\" data-move=\"2\""));
-        assert!(points[2].starts_with("<circle class=\"move black inaccuracy\" data-move=\"3\""));
-        // The range is +-8 (the largest value, 6, rounded up to 8): the plot runs from y 26
-        // (+8) to 266 (-8), so +2 is at 26 + 6 * 240 / 16 = 116 and +6 at 56; x runs from 48
-        // to 746 over 3 moves.
-        assert!(
-            points[0].contains("cx=\"280.7\" cy=\"116.0\""),
-            "{}",
-            points[0]
-        );
-        assert!(
-            points[1].contains("cx=\"513.3\" cy=\"56.0\""),
-            "{}",
-            points[1]
-        );
-        assert!(
-            points[2].contains("cx=\"746.0\" cy=\"86.0\""),
-            "{}",
-            points[2]
-        );
-        assert_eq!(value_range(&review), 8.0);
     }
 
     #[test]
     fn the_page_holds_every_position_and_escapes_the_names() {
-        let (record, review) = three_moves();
-        let boards = super::super::positions(&record.start, &record.moves).unwrap();
+        let (record, review) = tsuru_core::review::example_review();
+        let boards = tsuru_core::review::positions(&record.start, &record.moves).unwrap();
         let page = html(&record, &review, &boards);
         assert!(page.is_ascii());
         assert!(page.contains("Ann &amp; &lt;Bo&gt; (black) - Z&#xf6;e (white)"));
