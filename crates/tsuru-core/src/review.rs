@@ -355,6 +355,25 @@ pub fn value_text(value: f64, exact: bool) -> String {
     }
 }
 
+/// `color`'s marked moves as a player reads them, e.g. `1 inaccuracy, 2 mistakes, 0 blunders`.
+pub fn mark_counts(review: &Review, color: Color) -> String {
+    let count = |mark: Mark| {
+        review
+            .moves
+            .iter()
+            .filter(|m| m.color == color && m.mark == mark)
+            .count()
+    };
+    let words =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    format!(
+        "{}, {}, {}",
+        words(count(Mark::Inaccuracy), "inaccuracy", "inaccuracies"),
+        words(count(Mark::Mistake), "mistake", "mistakes"),
+        words(count(Mark::Blunder), "blunder", "blunders")
+    )
+}
+
 /// The result a value for Black stands for: 1 a black win, 0 a draw, -1 a white win.
 pub fn outcome(value: f64) -> i32 {
     (value > 0.0) as i32 - (value < 0.0) as i32
@@ -465,6 +484,14 @@ mod tests {
         assert_eq!(
             review.moves.iter().map(|m| m.mark).collect::<Vec<_>>(),
             [Mark::Best, Mark::Mistake, Mark::Inaccuracy]
+        );
+        assert_eq!(
+            mark_counts(&review, Color::Black),
+            "1 inaccuracy, 0 mistakes, 0 blunders"
+        );
+        assert_eq!(
+            mark_counts(&review, Color::White),
+            "0 inaccuracies, 1 mistake, 0 blunders"
         );
         // Black was winning throughout: nothing changed the result.
         assert_eq!(review.decisive, None);

@@ -30,8 +30,8 @@ use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
 use tsuru_core::config::Level;
 use tsuru_core::formats::ggf::GgfGame;
 use tsuru_core::review::{
-    graph, outcome, outcome_name, positions, review_game, value_text, GameRecord, Mark, MoveReview,
-    Review,
+    graph, mark_counts, outcome, outcome_name, positions, review_game, value_text, GameRecord,
+    MoveReview, Review,
 };
 use tsuru_core::search::time::Clock;
 use tsuru_core::search::{Search, SearchRequest};
@@ -368,16 +368,12 @@ fn table(record: &GameRecord, review: &Review, search: &str) -> String {
         );
     }
     for color in Color::ALL {
-        let mine = review.moves.iter().filter(|m| m.color == color);
-        let count = |mark: Mark| mine.clone().filter(|m| m.mark == mark).count();
         let _ = writeln!(
             out,
-            "error total {:<5} {:>5.1} discs ({} inaccuracies, {} mistakes, {} blunders)",
+            "error total {:<5} {:>5.1} discs ({})",
             color.to_string(),
             review.error_totals[color.index()],
-            count(Mark::Inaccuracy),
-            count(Mark::Mistake),
-            count(Mark::Blunder)
+            mark_counts(review, color)
         );
     }
     match &review.decisive {

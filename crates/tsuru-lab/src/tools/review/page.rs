@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 
 use tsuru_core::board::{Board, Color, Square};
 use tsuru_core::review::graph::{move_summary, svg_element, xml_escape, HEIGHT, MARGIN, WIDTH};
-use tsuru_core::review::{outcome_name, value_text, GameRecord, Mark, Review};
+use tsuru_core::review::{mark_counts, outcome_name, value_text, GameRecord, Mark, Review};
 
 /// A board as the page's script holds it: 64 characters, a1 first, `b`, `w` or `-`.
 fn board_text(board: &Board) -> String {
@@ -186,21 +186,12 @@ pub fn html(record: &GameRecord, review: &Review, boards: &[Board]) -> String {
         None => "The game did not end.".to_string(),
     };
     let _ = writeln!(out, "<p>{}</p>", xml_escape(&end));
-    let count = |color: Color, mark: Mark| {
-        review
-            .moves
-            .iter()
-            .filter(|m| m.color == color && m.mark == mark)
-            .count()
-    };
     for color in Color::ALL {
         let _ = writeln!(
             out,
-            "<p>error total {color}: {:.1} discs ({} inaccuracies, {} mistakes, {} blunders)</p>",
+            "<p>error total {color}: {:.1} discs ({})</p>",
             review.error_totals[color.index()],
-            count(color, Mark::Inaccuracy),
-            count(color, Mark::Mistake),
-            count(color, Mark::Blunder)
+            mark_counts(review, color)
         );
     }
     if let Some(d) = &review.decisive {
