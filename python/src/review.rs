@@ -3,7 +3,10 @@
 //! value, best move, loss and mark, each player's error total and the decisive move. A
 //! `Review` shows its value graph in Jupyter (`_repr_svg_`, the graph of `--svg`).
 
-use pyo3::exceptions::{PyIndexError, PyValueError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
@@ -13,7 +16,7 @@ use tsuru_core::review::{self as core_review, graph, GameRecord, MoveReview, Rev
 use tsuru_core::search::Search;
 
 use crate::board::{color_object, illegal_move, move_number, parse_move, PyBoard};
-use crate::search::{level_setting, move_time, search_config};
+use crate::search::{level_setting, move_time, search_config, Stop};
 
 /// One reviewed move: who played what, what it was worth, the best move and what the move
 /// played gave away.
@@ -308,7 +311,8 @@ fn record(py: Python<'_>, start: &Board, moves: &[Move], name: &str) -> PyResult
 /// Reviews ``game`` and returns a :class:`Review`; see ``tsuru.review``'s documentation
 /// (python/tsuru/_native.pyi).
 #[pyfunction]
-#[pyo3(signature = (game, *, level=None, time=None, threads=None, hash_mb=64, eval_file=None))]
+#[pyo3(signature = (game, *, level=None, time=None, threads=None, hash_mb=64, eval_file=None, stop=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn review(
     py: Python<'_>,
     game: &Bound<'_, PyAny>,
@@ -317,6 +321,7 @@ pub fn review(
     threads: Option<i64>,
     hash_mb: i64,
     eval_file: Option<&str>,
+    stop: Option<PyRef<'_, Stop>>,
 ) -> PyResult<PyReview> {
     let record = game_record(game)?;
     let level = level.map(level_setting).transpose()?;
@@ -324,12 +329,21 @@ pub fn review(
     let request = core_review::request(level, time)
         .map_err(|err| PyValueError::new_err(format!("{err:#}")))?;
     let config = search_config(hash_mb, threads, eval_file)?;
+    let flag = stop.map_or_else(|| Arc::new(AtomicBool::new(false)), |s| s.flag.clone());
     let review = py
         .detach(|| {
             let mut search = Search::new(config);
-            core_review::review_game(&mut search, &request, &record, |_, _| {})
+            core_review::review_game(&mut search, &request, &record, &flag, |_, _| {})
         })
-        .map_err(|err| PyValueError::new_err(format!("{err:#}")))?;
+        .map_err(|err| {
+            // A stopped review is not a bad argument.
+            let message = format!("{err:#}");
+            if flag.load(Ordering::Relaxed) {
+                PyRuntimeError::new_err(message)
+            } else {
+                PyValueError::new_err(message)
+            }
+        })?;
     let moves = review
         .moves
         .iter()

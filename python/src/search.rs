@@ -25,7 +25,7 @@ use crate::board::{move_number, PyBoard};
 #[pyclass(module = "tsuru", name = "Stop", frozen)]
 #[derive(Default)]
 pub struct Stop {
-    flag: Arc<AtomicBool>,
+    pub(crate) flag: Arc<AtomicBool>,
 }
 
 #[pymethods]

@@ -10,6 +10,7 @@ import gzip
 import inspect
 import re
 import subprocess
+import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -202,6 +203,19 @@ def test_bad_games_and_settings_are_refused_naming_what_is_wrong() -> None:
         tsuru.review("f5", hash_mb=0)
     with pytest.raises(ValueError, match=re.escape("time (--move-time)")):
         tsuru.review("f5", time=-1.0)
+
+
+def test_a_review_stops_when_its_flag_is_set_from_another_thread() -> None:
+    # Level 18 on a whole game takes seconds; the flag is set 0.2 s in.
+    stop = tsuru.Stop()
+    timer = threading.Timer(0.2, stop.set)
+    timer.start()
+    with pytest.raises(RuntimeError, match="the review was stopped"):
+        tsuru.review(real_game(), level=18, threads=1, stop=stop)
+    timer.join()
+    # A flag cleared again lets the next review run to its end.
+    stop.clear()
+    assert len(tsuru.review("f5d6c3d3c4", level=4, stop=stop)) == 5
 
 
 def test_a_time_a_position_reviews_without_a_level() -> None:

@@ -258,6 +258,7 @@ def review(
     threads: Optional[int] = None,
     hash_mb: int = 64,
     eval_file: Optional[str] = None,
+    stop: Optional[Stop] = None,
 ) -> Review:
     """Reviews a game as tsuru review does: every position searched from the last, each
     move's value, best move, loss and mark, each player's error total, the decisive move.
@@ -265,7 +266,8 @@ def review(
     game: a Board (the moves that led to it), a transcript ("f5d6c3..."), a GGF record or a
     list of moves. level: 1-60, exact from level*3/2 empties (18, exact from 27, when
     neither level nor time is given); time: seconds a position instead. An illegal move
-    raises IllegalMoveError (a ValueError) naming it."""
+    raises IllegalMoveError (a ValueError) naming it. stop: a Stop that, set from another
+    thread, ends the review at once with RuntimeError("the review was stopped")."""
     ...
 
 def settings() -> List[Tuple[str, str, str, str, str, str]]:

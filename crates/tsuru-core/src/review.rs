@@ -287,8 +287,14 @@ pub fn review_with(
     })
 }
 
-/// The value of `board` by `search` within `limits`: the game's final score at its end.
-pub fn search_value(search: &mut Search, board: &Board, limits: &SearchLimits) -> PositionValue {
+/// The value of `board` by `search` within `limits`, or sooner when `stop` is set: the
+/// game's final score at its end.
+pub fn search_value(
+    search: &mut Search,
+    board: &Board,
+    limits: &SearchLimits,
+    stop: &AtomicBool,
+) -> PositionValue {
     if board.is_game_over() {
         return PositionValue {
             value: f64::from(board.final_score(board.side_to_move()).get()),
@@ -296,8 +302,7 @@ pub fn search_value(search: &mut Search, board: &Board, limits: &SearchLimits) -
             exact: true,
         };
     }
-    let stop = AtomicBool::new(false);
-    let result = search.iterate(board, limits, &stop, &mut |_| {});
+    let result = search.iterate(board, limits, stop, &mut |_| {});
     PositionValue {
         value: result.score.discs(),
         best: result.best,
@@ -323,12 +328,14 @@ pub fn request(level: Option<Level>, move_time: Option<Duration>) -> Result<Sear
 /// Reviews `game` with `search` (its table kept from one position to the next), each
 /// position searched by `request` with values in discs everywhere (where the request
 /// solves win/loss/draw only, it solves exactly instead), reporting each position done to
-/// `progress` (done, of). Errors on a game with an illegal move or none, or a request with
-/// no best move (`multi_pv` 0).
+/// `progress` (done, of). Errors on a game with an illegal move or none, a request with no
+/// best move (`multi_pv` 0), or when `stop` was set before the review ended (from another
+/// thread: the search under way returns at once, and so do the ones left).
 pub fn review_game(
     search: &mut Search,
     request: &SearchRequest,
     game: &GameRecord,
+    stop: &AtomicBool,
     progress: impl FnMut(usize, usize),
 ) -> Result<Review> {
     // The request's limits differ by position only in the time share; check it once.
@@ -340,10 +347,18 @@ pub fn review_game(
             let mut limits = request.limits(board.empties()).expect("checked above");
             // Values in discs everywhere: no win/loss/draw-only proofs.
             limits.wld_empties = limits.exact_empties;
-            search_value(search, board, &limits)
+            search_value(search, board, &limits, stop)
         },
         progress,
     )
+    .and_then(|review| {
+        // A stopped search's value is not a review's: refuse the whole.
+        ensure!(
+            !stop.load(std::sync::atomic::Ordering::Relaxed),
+            "the review was stopped"
+        );
+        Ok(review)
+    })
 }
 
 /// A value as the outputs write it: whole discs when exact, else to a tenth, signed.
@@ -569,9 +584,12 @@ mod tests {
         let record = GameRecord::from_moves(&start, &all[from..], "end").unwrap();
         let mut search = Search::new(SearchConfig::new(16, 1).unwrap());
         let level4 = request(Some(Level::new(4).unwrap()), None).unwrap();
+        let never = AtomicBool::new(false);
         let mut done = Vec::new();
-        let review =
-            review_game(&mut search, &level4, &record, |d, of| done.push((d, of))).unwrap();
+        let review = review_game(&mut search, &level4, &record, &never, |d, of| {
+            done.push((d, of))
+        })
+        .unwrap();
         assert_eq!(done, (1..=9).map(|d| (d, 9)).collect::<Vec<_>>());
         let boards = positions(&record.start, &record.moves).unwrap();
         let mut solver = Search::new(SearchConfig::new(16, 1).unwrap());
@@ -582,17 +600,21 @@ mod tests {
             assert_eq!(m.exact, before.empties() <= 6, "{m:?}");
             assert_eq!(m.loss, (m.best_value - m.value).max(0.0), "{m:?}");
             if m.exact {
-                let after = search_value(&mut solver, &boards[m.number], &solve);
+                let after = search_value(&mut solver, &boards[m.number], &solve, &never);
                 assert!(after.exact);
                 assert_eq!(m.value, -after.value, "{m:?}");
                 assert_eq!(
                     m.best_value,
-                    search_value(&mut solver, before, &solve).value
+                    search_value(&mut solver, before, &solve, &never).value
                 );
                 checked += 1;
             }
         }
         assert!(checked >= 5, "{checked}");
         assert_eq!(review.result, Some(game.final_score(Color::Black).get()));
+        // A review whose flag is set is refused, not returned with stopped searches' values.
+        let stopped = AtomicBool::new(true);
+        let err = review_game(&mut search, &level4, &record, &stopped, |_, _| {}).unwrap_err();
+        assert_eq!(err.to_string(), "the review was stopped");
     }
 }

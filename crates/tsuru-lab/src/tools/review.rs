@@ -274,7 +274,9 @@ pub fn run(args: &[String]) -> Result<()> {
     let request = tsuru_core::review::request(options.level, options.move_time)?;
     let started = Instant::now();
     let bar = progress_bar(record.moves.len() as u64 + 1);
-    let review = review_game(&mut search, &request, &record, |done, _| {
+    // Nothing stops a review from the command line but the end of the process.
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let review = review_game(&mut search, &request, &record, &never, |done, _| {
         bar.set_position(done as u64)
     })
     .with_context(|| record.name.clone())?;
