@@ -389,6 +389,26 @@ pub fn mark_counts(review: &Review, color: Color) -> String {
     )
 }
 
+/// The move that decided the game as the outputs describe it, e.g. `8 white b4, from a
+/// white win to a black win (by the search)`; `None` when no move changed the result.
+pub fn decisive_text(review: &Review) -> Option<String> {
+    let d = review.decisive.as_ref()?;
+    let m = &review.moves[d.index];
+    Some(format!(
+        "{} {} {:#}, from {} to {}{}",
+        m.number,
+        m.color,
+        m.played,
+        outcome_name(d.before),
+        outcome_name(d.after),
+        if d.exact {
+            " (exact)"
+        } else {
+            " (by the search)"
+        }
+    ))
+}
+
 /// The result a value for Black stands for: 1 a black win, 0 a draw, -1 a white win.
 pub fn outcome(value: f64) -> i32 {
     (value > 0.0) as i32 - (value < 0.0) as i32
@@ -510,6 +530,7 @@ mod tests {
         );
         // Black was winning throughout: nothing changed the result.
         assert_eq!(review.decisive, None);
+        assert_eq!(decisive_text(&review), None);
         assert_eq!(review.result, None);
         assert_eq!(review.start_value, 2.0);
     }
@@ -532,8 +553,12 @@ mod tests {
             |_, _| {},
         )
         .unwrap();
-        let d = review.decisive.expect("the result changed");
+        let d = review.decisive.as_ref().expect("the result changed");
         assert_eq!((review.moves[d.index].number, d.before, d.after), (3, 1, 0));
+        assert_eq!(
+            decisive_text(&review).unwrap(),
+            "3 black e6, from a black win to a draw (exact)"
+        );
     }
 
     #[test]

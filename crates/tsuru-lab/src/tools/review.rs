@@ -30,8 +30,8 @@ use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
 use tsuru_core::config::Level;
 use tsuru_core::formats::ggf::GgfGame;
 use tsuru_core::review::{
-    graph, mark_counts, outcome, outcome_name, positions, review_game, value_text, GameRecord,
-    MoveReview, Review,
+    decisive_text, graph, mark_counts, outcome, outcome_name, positions, review_game, value_text,
+    GameRecord, MoveReview, Review,
 };
 use tsuru_core::search::time::Clock;
 use tsuru_core::search::{Search, SearchRequest};
@@ -378,23 +378,9 @@ fn table(record: &GameRecord, review: &Review, search: &str) -> String {
             mark_counts(review, color)
         );
     }
-    match &review.decisive {
-        Some(d) => {
-            let m = &review.moves[d.index];
-            let _ = writeln!(
-                out,
-                "decisive move: {} {} {:#}, from {} to {}{}",
-                m.number,
-                m.color,
-                m.played,
-                outcome_name(d.before),
-                outcome_name(d.after),
-                if d.exact {
-                    " (exact)"
-                } else {
-                    " (by the search)"
-                }
-            );
+    match decisive_text(review) {
+        Some(text) => {
+            let _ = writeln!(out, "decisive move: {text}");
         }
         None => {
             let _ = writeln!(

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 
 use tsuru_core::board::{Board, Color, Square};
 use tsuru_core::review::graph::{move_summary, svg_element, xml_escape, HEIGHT, MARGIN, WIDTH};
-use tsuru_core::review::{mark_counts, outcome_name, value_text, GameRecord, Mark, Review};
+use tsuru_core::review::{decisive_text, mark_counts, value_text, GameRecord, Mark, Review};
 
 /// A board as the page's script holds it: 64 characters, a1 first, `b`, `w` or `-`.
 fn board_text(board: &Board) -> String {
@@ -194,22 +194,8 @@ pub fn html(record: &GameRecord, review: &Review, boards: &[Board]) -> String {
             mark_counts(review, color)
         );
     }
-    if let Some(d) = &review.decisive {
-        let m = &review.moves[d.index];
-        let _ = writeln!(
-            out,
-            "<p>decisive move: {} {} {:#}, from {} to {}{}</p>",
-            m.number,
-            m.color,
-            m.played,
-            outcome_name(d.before),
-            outcome_name(d.after),
-            if d.exact {
-                " (exact)"
-            } else {
-                " (by the search)"
-            }
-        );
+    if let Some(text) = decisive_text(review) {
+        let _ = writeln!(out, "<p>decisive move: {text}</p>");
     }
     // The board: a corner, the column letters, then each row's number and its 8 cells,
     // drawn at the start position (the script redraws them).
