@@ -327,6 +327,9 @@ mod tests {
         assert_eq!(defaults.eval_file, None);
         let reproducible = SearchOptions::reproducible();
         assert_eq!(reproducible.threads, 1);
+        // The reproducible commands' row states that number.
+        let stated = crate::cli::tool_args::ToolOption::reproducible_threads().default;
+        assert!(stated.starts_with(&format!("{}, ", SearchConfig::REPRODUCIBLE_THREADS)));
         assert_eq!(reproducible.hash_mb, defaults.hash_mb);
     }
 
