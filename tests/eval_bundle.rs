@@ -16,7 +16,7 @@ use tsuru_core::board::Board;
 use tsuru_core::eval::bundle::{Evaluator, ENDGAME_SUFFIX, PROBCUT_SUFFIX};
 use tsuru_core::eval::pattern::{PatternEval, Weights, WeightsId};
 use tsuru_core::eval::probcut::{EndgameCuts, ProbCutTable, SHIPPED, SHIPPED_ENDGAME};
-use tsuru_core::eval::{EvalBundle, EvalChoice, Evaluation, SHIPPED_WEIGHTS};
+use tsuru_core::eval::{EvalBundle, EvalChoice, Evaluation, SHIPPED_TERM, SHIPPED_WEIGHTS};
 use tsuru_core::rng::Rng;
 use tsuru_core::score::Discs;
 use tsuru_core::search::endgame::{EndgameSolver, SolveMode};
@@ -486,6 +486,35 @@ fn weights_round_trip_through_an_fm_model_file() {
     let said = tables(&["--fm", &p(&model), "--out", &p(&back)]);
     assert!(said.contains("no interaction term"), "{said}");
     assert_eq!(std::fs::read(&back).unwrap(), SHIPPED_WEIGHTS);
+}
+
+/// The shipped term written as a model file (`--export-fm`: its vectors and scales in
+/// floating point) and quantised back onto the shipped tables (`--fm --fm-compact
+/// --term-base`) is the shipped term file byte for byte, so a fit that goes on from the
+/// shipped term (`fm_train.py --init`) starts from exactly what the engine plays.
+#[test]
+fn the_shipped_term_round_trips_through_an_fm_model_file() {
+    let dir = dir("fm_term_round_trip");
+    let p = |path: &PathBuf| path.to_str().unwrap().to_string();
+    let (base, term) = (dir.join("shipped.tsw"), dir.join("shipped.tsi"));
+    std::fs::write(&base, SHIPPED_WEIGHTS).unwrap();
+    std::fs::write(&term, SHIPPED_TERM).unwrap();
+    let (model, back) = (dir.join("term.fmm"), dir.join("back.tsi"));
+    tables(&["--weights", &p(&term), "--export-fm", &p(&model)]);
+    let record = tsuru_core::formats::fm_model::read(&model).unwrap();
+    assert!(record.scales.iter().any(|&s| s != 0.0));
+    let widest = record.scales.iter().fold(0f32, |m, s| m.max(s.abs()));
+    assert!((0.5..=2.0).contains(&widest), "widest scale {widest}");
+    tables(&[
+        "--fm",
+        &p(&model),
+        "--fm-compact",
+        "--term-base",
+        &p(&base),
+        "--out",
+        &p(&back),
+    ]);
+    assert_eq!(std::fs::read(&back).unwrap(), SHIPPED_TERM);
 }
 
 /// The shipped weights with a random interaction term, written to `dir`/fm.tsw: the path and

@@ -13,7 +13,9 @@ as scale/2 * (|sum v|^2 - sum |v|^2). With --dim 0 it fits the tables alone (the
     tsuru tables --fm fm.fmm --out fm.tsw --check s.smp
 
 --init starts the tables and biases from a model file (the shipped weights, say), so entries
-the samples never touch keep their values; without it they start at zero. The state kept is
+the samples never touch keep their values; without it they start at zero. When that model has
+an interaction term of the same width (`tsuru tables --weights crates/tsuru-core/src/eval/term.tsi
+--export-fm shipped.fmm`), the fit goes on from its vectors and scales too. The state kept is
 the epoch with the lowest held-out error. Needs numpy and torch; uses CUDA when there is a GPU.
 """
 
@@ -50,6 +52,11 @@ def read_model(path):
         "scales": rest[:stages].copy(),
         "vectors": rest[stages:].reshape(entries, dim).copy(),
     }
+
+
+def has_term(model):
+    """Whether a model file's interaction term is not all zero."""
+    return bool(np.any(model["scales"] != 0) and np.any(model["vectors"] != 0))
 
 
 def write_model(path, pattern_set, bias, tables, scales, vectors):
@@ -99,6 +106,11 @@ class Model(torch.nn.Module):
             self.vectors = torch.nn.Embedding(entries, dim, sparse=True)
             torch.nn.init.normal_(self.vectors.weight, std=0.05)
             self.scale = torch.nn.Parameter(torch.ones(stages))
+            if init is not None and has_term(init) and init["dim"] == dim:
+                # Go on from the model's term (a shipped one, exported with --export-fm).
+                with torch.no_grad():
+                    self.vectors.weight.copy_(torch.from_numpy(init["vectors"]))
+                    self.scale.copy_(torch.from_numpy(init["scales"]))
 
     def forward(self, lookups, stage):
         value = self.linear(lookups + (stage * self.entries)[:, None]).sum((1, 2)) + self.bias[stage]
@@ -145,7 +157,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("samples")
     parser.add_argument("--out", required=True, help="the model file to write")
-    parser.add_argument("--init", help="a model file to start the tables and biases from")
+    parser.add_argument("--init", help="a model file to start the tables and biases from (and the term, "
+                        "when it has one as wide as --dim)")
     parser.add_argument("--dim", type=int, default=8, help="vector width; 0 fits the tables alone")
     parser.add_argument("--stages", type=int, default=15)
     parser.add_argument("--epochs", type=int, default=8)
@@ -218,6 +231,9 @@ def main():
         chunk = chunk if columns is None else chunk[:, columns]
         counts += torch.bincount(chunk.reshape(-1).to(torch.int64), minlength=entries)
     rare = (counts < args.min_count).cpu().numpy() & (entry_mask > 0)
+    if init is not None and has_term(init) and init["dim"] == args.dim:
+        # Entries these records do not read keep the vectors the initial term gave them.
+        rare &= ~np.any(init["vectors"] != 0, axis=1)
     print(f"{int(rare.sum())} entries with vectors read fewer than {args.min_count} times: written as zero", flush=True)
     entry_mask[rare] = 0.0
     del counts
@@ -254,10 +270,13 @@ def main():
     held_mae, arrays, epoch = best
     # A stage the samples do not reach (self-play's random openings give no positions before
     # ply 8) keeps its initial scale and would add the shared vectors' untrained sum: its term
-    # is switched off instead.
+    # is switched off instead, unless the initial term had one there (it keeps that scale).
     counts = torch.bincount(train[1], minlength=args.stages).cpu().numpy()
     scales = arrays[2].copy()
+    inherited = init is not None and has_term(init) and init["dim"] == args.dim
     for t in np.flatnonzero(counts < args.min_positions):
+        if inherited and init["scales"][t] != 0:
+            continue
         print(f"stage {t}: {counts[t]} training positions, the term is off there", flush=True)
         scales[t] = 0.0
     arrays = (arrays[0], arrays[1], scales, arrays[3] * entry_mask[:, None])

@@ -26,14 +26,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{ensure, Context, Result};
 
-use crate::training::fm::quantise_model;
+use crate::training::fm::{model_of, quantise_model};
 use crate::training::pattern_nets::generate;
 use tsuru_core::board::patterns::pattern_tables;
 use tsuru_core::board::patterns::COPIES;
 use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
-use tsuru_core::eval::pattern::{
-    layout, stage_of, PatternEval, Weights, FEATURES, INTERACTION_DIM,
-};
+use tsuru_core::eval::pattern::{layout, stage_of, PatternEval, Weights, FEATURES};
 use tsuru_core::formats::{fm_model, pattern_nets, samples};
 use tsuru_core::score::UNITS_PER_DISC;
 
@@ -76,8 +74,9 @@ pub const SPEC: ToolSpec = ToolSpec {
         ToolOption::new(
             "--export-fm",
             "FILE",
-            "with --weights: write them as a factorisation-machine model\n\
-             (zero vectors), a starting point for crates/tsuru-lab/scripts/fm_train.py --init",
+            "with --weights: write them as a factorisation-machine model (the\n\
+             term's vectors and scales, or zeros without one), a starting point\n\
+             for crates/tsuru-lab/scripts/fm_train.py --init",
         ),
         ToolOption::new(
             "--validation",
@@ -133,7 +132,7 @@ pub fn run(args: &[String]) -> Result<()> {
         let (weights, _) =
             Weights::load(&bytes).with_context(|| format!("in {}", path.display()))?;
         if let Some(target) = &export_fm {
-            let record = as_model(&weights)?;
+            let record = model_of(&weights);
             std::fs::write(target, fm_model::to_bytes(&record))
                 .with_context(|| format!("writing {}", target.display()))?;
             tsuru_core::outln!("wrote {} ({} stages)", target.display(), weights.stages())?;
@@ -222,30 +221,6 @@ fn write_term(
         base.display()
     )?;
     measure(&joined, check, validation)
-}
-
-/// `weights` (without an interaction term) as a model file: tables and biases in discs, every
-/// vector and scale zero.
-fn as_model(weights: &Weights) -> Result<fm_model::FmModelRecord> {
-    ensure!(
-        weights.interaction.is_none(),
-        "--export-fm writes weights without an interaction term"
-    );
-    let layout = layout();
-    let discs = |v: i16| f32::from(v) / UNITS_PER_DISC as f32;
-    Ok(fm_model::FmModelRecord {
-        pattern_set: layout.pattern_set_id,
-        entries: layout.total,
-        dim: INTERACTION_DIM,
-        bias: weights.bias.iter().map(|&b| discs(b)).collect(),
-        tables: weights
-            .tables
-            .iter()
-            .map(|table| table.iter().map(|&v| discs(v)).collect())
-            .collect(),
-        scales: vec![0.0; weights.stages()],
-        vectors: vec![0.0; layout.total * INTERACTION_DIM],
-    })
 }
 
 /// Prints the errors `--check` and `--validation` ask for.

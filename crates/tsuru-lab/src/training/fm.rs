@@ -122,6 +122,58 @@ pub fn quantise_model(record: &FmModelRecord, compact: bool) -> Result<Weights> 
     Weights::from_bytes(&weights.to_bytes())
 }
 
+/// `weights` as a model file, the inverse of [`quantise_model`]: tables and biases in discs,
+/// and the interaction term (if any) as floating-point vectors and scales whose model value
+/// equals the engine's definition of the term (the folding's rounding aside). The vectors are
+/// the stored components divided by a power of two `q` chosen so that the largest scale is
+/// about 1 (the size a fit starts its scales at), so that `crates/tsuru-lab/scripts/fm_train.py
+/// --init` can go on from a shipped term; `q` a power of two keeps the way back exact.
+pub fn model_of(weights: &Weights) -> FmModelRecord {
+    let layout = layout();
+    let discs = |v: i16| f32::from(v) / UNITS_PER_DISC as f32;
+    let stages = weights.stages();
+    let mut record = FmModelRecord {
+        pattern_set: layout.pattern_set_id,
+        entries: layout.total,
+        dim: INTERACTION_DIM,
+        bias: weights.bias.iter().map(|&b| discs(b)).collect(),
+        tables: weights
+            .tables
+            .iter()
+            .map(|table| table.iter().map(|&v| discs(v)).collect())
+            .collect(),
+        scales: vec![0.0; stages],
+        vectors: vec![0.0; layout.total * INTERACTION_DIM],
+    };
+    let Some(term) = &weights.interaction else {
+        return record;
+    };
+    let widest = term
+        .scales
+        .iter()
+        .map(|s| s.unsigned_abs())
+        .max()
+        .unwrap_or(0);
+    if widest == 0 {
+        return record;
+    }
+    // A stored scale S is s * UNITS_PER_DISC * 2^shift / (2 q^2) for the model's scale s
+    // (quantise_model), so s = 2 q^2 S / (UNITS_PER_DISC * 2^shift); q puts the widest near 1.
+    let unit = f64::from(UNITS_PER_DISC) * 2f64.powi(term.shift as i32) / 2.0;
+    let q = 2f64.powi((unit / widest as f64).sqrt().log2().round() as i32);
+    record.scales = term
+        .scales
+        .iter()
+        .map(|&s| (f64::from(s) * q * q / unit) as f32)
+        .collect();
+    for (entry, vector) in term.vectors.iter().enumerate() {
+        for (d, &x) in vector.iter().enumerate() {
+            record.vectors[entry * INTERACTION_DIM + d] = (f64::from(x) / q) as f32;
+        }
+    }
+    record
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +253,44 @@ mod tests {
                 "compact {compact}: worst difference {worst} units"
             );
         }
+    }
+
+    #[test]
+    fn weights_read_back_as_a_model_quantise_to_themselves() {
+        let layout = layout();
+        let mut rng = Rng::new(61);
+        let mut uniform = |scale: f32| (rng.below(20001) as f32 / 10000.0 - 1.0) * scale;
+        let stages = 15;
+        let record = FmModelRecord {
+            pattern_set: layout.pattern_set_id,
+            entries: layout.total,
+            dim: INTERACTION_DIM,
+            bias: (0..stages).map(|_| uniform(3.0)).collect(),
+            tables: (0..stages)
+                .map(|_| (0..layout.total).map(|_| uniform(4.0)).collect())
+                .collect(),
+            scales: (0..stages).map(|_| uniform(0.7)).collect(),
+            vectors: (0..layout.total * INTERACTION_DIM)
+                .map(|_| uniform(0.3))
+                .collect(),
+        };
+        for compact in [false, true] {
+            let weights = quantise_model(&record, compact).unwrap();
+            let model = model_of(&weights);
+            let widest = model.scales.iter().fold(0f32, |m, s| m.max(s.abs()));
+            assert!((0.5..=2.0).contains(&widest), "widest scale {widest}");
+            let again = quantise_model(&model, compact).unwrap();
+            assert_eq!(again.to_bytes(), weights.to_bytes(), "compact {compact}");
+        }
+        // Weights without a term read back with zero vectors and scales.
+        let mut plain = quantise_model(&record, false).unwrap();
+        plain.interaction = None;
+        let model = model_of(&plain);
+        assert!(model.scales.iter().chain(&model.vectors).all(|&x| x == 0.0));
+        assert_eq!(
+            quantise_model(&model, false).unwrap().to_bytes(),
+            plain.to_bytes()
+        );
     }
 
     #[test]
