@@ -90,7 +90,7 @@ class Model(torch.nn.Module):
     """Tables as embeddings with sparse gradients (a step touches only the rows its batch
     reads), vectors shared by the stages, a scale per stage."""
 
-    def __init__(self, entries, stages, dim, init=None, columns=None):
+    def __init__(self, entries, stages, dim, init=None, columns=None, init_term=False):
         super().__init__()
         self.entries, self.stages, self.dim = entries, stages, dim
         # The look-ups (columns of a record) that carry vectors; None: all of them.
@@ -106,7 +106,7 @@ class Model(torch.nn.Module):
             self.vectors = torch.nn.Embedding(entries, dim, sparse=True)
             torch.nn.init.normal_(self.vectors.weight, std=0.05)
             self.scale = torch.nn.Parameter(torch.ones(stages))
-            if init is not None and has_term(init) and init["dim"] == dim:
+            if init_term:
                 # Go on from the model's term (a shipped one, exported with --export-fm).
                 with torch.no_grad():
                     self.vectors.weight.copy_(torch.from_numpy(init["vectors"]))
@@ -231,13 +231,15 @@ def main():
         chunk = chunk if columns is None else chunk[:, columns]
         counts += torch.bincount(chunk.reshape(-1).to(torch.int64), minlength=entries)
     rare = (counts < args.min_count).cpu().numpy() & (entry_mask > 0)
-    if init is not None and has_term(init) and init["dim"] == args.dim:
+    # Whether the fit goes on from --init's term (one as wide as --dim).
+    inherited = init is not None and args.dim > 0 and has_term(init) and init["dim"] == args.dim
+    if inherited:
         # Entries these records do not read keep the vectors the initial term gave them.
         rare &= ~np.any(init["vectors"] != 0, axis=1)
     print(f"{int(rare.sum())} entries with vectors read fewer than {args.min_count} times: written as zero", flush=True)
     entry_mask[rare] = 0.0
     del counts
-    model = Model(entries, args.stages, args.dim, init, columns).to(device)
+    model = Model(entries, args.stages, args.dim, init, columns, inherited).to(device)
     print(f"start: held-out MAE {mae(model, held, args.batch):.3f}", flush=True)
     optimisers = model.optimisers(args.lr, args.freeze_tables)
     n = len(train[2])
@@ -273,7 +275,6 @@ def main():
     # is switched off instead, unless the initial term had one there (it keeps that scale).
     counts = torch.bincount(train[1], minlength=args.stages).cpu().numpy()
     scales = arrays[2].copy()
-    inherited = init is not None and has_term(init) and init["dim"] == args.dim
     for t in np.flatnonzero(counts < args.min_positions):
         if inherited and init["scales"][t] != 0:
             continue

@@ -199,13 +199,14 @@ mod tests {
         value + f64::from(record.scales[stage]) * pairs
     }
 
-    #[test]
-    fn quantised_weights_value_positions_as_the_model_does() {
+    /// A model of 15 stages with uniform random values: biases within 3 discs, table entries
+    /// within 4, scales within `scales` and vector components within `components`.
+    fn random_model(seed: u64, scales: f32, components: f32) -> FmModelRecord {
         let layout = layout();
-        let mut rng = Rng::new(53);
+        let mut rng = Rng::new(seed);
         let mut uniform = |scale: f32| (rng.below(20001) as f32 / 10000.0 - 1.0) * scale;
         let stages = 15;
-        let record = FmModelRecord {
+        FmModelRecord {
             pattern_set: layout.pattern_set_id,
             entries: layout.total,
             dim: INTERACTION_DIM,
@@ -213,11 +214,16 @@ mod tests {
             tables: (0..stages)
                 .map(|_| (0..layout.total).map(|_| uniform(4.0)).collect())
                 .collect(),
-            scales: (0..stages).map(|_| uniform(1.5)).collect(),
+            scales: (0..stages).map(|_| uniform(scales)).collect(),
             vectors: (0..layout.total * INTERACTION_DIM)
-                .map(|_| uniform(0.2))
+                .map(|_| uniform(components))
                 .collect(),
-        };
+        }
+    }
+
+    #[test]
+    fn quantised_weights_value_positions_as_the_model_does() {
+        let record = random_model(53, 1.5, 0.2);
         for compact in [false, true] {
             let weights = quantise_model(&record, compact).unwrap();
             let largest = weights
@@ -257,23 +263,7 @@ mod tests {
 
     #[test]
     fn weights_read_back_as_a_model_quantise_to_themselves() {
-        let layout = layout();
-        let mut rng = Rng::new(61);
-        let mut uniform = |scale: f32| (rng.below(20001) as f32 / 10000.0 - 1.0) * scale;
-        let stages = 15;
-        let record = FmModelRecord {
-            pattern_set: layout.pattern_set_id,
-            entries: layout.total,
-            dim: INTERACTION_DIM,
-            bias: (0..stages).map(|_| uniform(3.0)).collect(),
-            tables: (0..stages)
-                .map(|_| (0..layout.total).map(|_| uniform(4.0)).collect())
-                .collect(),
-            scales: (0..stages).map(|_| uniform(0.7)).collect(),
-            vectors: (0..layout.total * INTERACTION_DIM)
-                .map(|_| uniform(0.3))
-                .collect(),
-        };
+        let record = random_model(61, 0.7, 0.3);
         for compact in [false, true] {
             let weights = quantise_model(&record, compact).unwrap();
             let model = model_of(&weights);
