@@ -20,6 +20,7 @@
 //! Games are split into training and held-out sets by game number (every `holdout_every`-th
 //! game is held out), never by position.
 
+pub mod blend;
 pub mod fit;
 pub mod fm;
 pub mod games;

@@ -138,6 +138,24 @@ pub const SPEC: ToolSpec = ToolSpec {
             "FILE",
             "report the error against this validation file's exact values",
         ),
+        ToolOption::new(
+            "--blend",
+            "",
+            "fit the stages together as they are read blended (each position\n\
+             valued by the two stages whose middles enclose its ply) and write\n\
+             one weight set per ply (60 stages)",
+        ),
+        ToolOption::new(
+            "--blend-epochs",
+            "N",
+            "passes of the blended fit (default 100)",
+        ),
+        ToolOption::new(
+            "--start",
+            "WEIGHTS",
+            "with --blend: start from these weights' stages (as many as\n\
+             --stages) instead of fitting stage by stage first",
+        ),
         ToolOption::new("--out", "FILE", "write the weights there"),
         ToolOption::new(
             "--export-samples",
@@ -178,6 +196,9 @@ struct Options {
     recorded_weights: Option<WeightByEmpties>,
     search_cache: Option<PathBuf>,
     validation: Option<PathBuf>,
+    blend: bool,
+    blend_epochs: usize,
+    start: Option<PathBuf>,
     out: Option<PathBuf>,
     export_samples: Option<PathBuf>,
     make_validation: Option<PathBuf>,
@@ -248,28 +269,36 @@ pub fn run(args: &[String]) -> Result<()> {
     }
 
     let total = layout().total;
-    let mut fits: Vec<StageFit> = Vec::with_capacity(options.stages);
-    tsuru_core::outln!("stage  empties  samples    train MAE  held-out MAE")?;
-    for stage in 0..options.stages {
-        let samples = stage_samples(&set.train, stage, options.stages, options.window);
-        let held = stage_samples(&set.held_out, stage, options.stages, 0);
-        let start = fits.last().map(|f| (f.weights.as_slice(), f.bias));
-        let fit = fit_stage(&samples, total, start, &options.fit, |epoch, rms| {
-            if epoch % 50 == 49 {
-                eprint!("stage {stage}: epoch {} rms {rms:.3}   \r", epoch + 1);
-            }
-        });
-        let (train_mae, _) = errors(&samples, &fit.weights, fit.bias);
-        let (held_mae, _) = errors(&held, &fit.weights, fit.bias);
-        let high = 60 - stage * 60 / options.stages;
-        let low = 61 - (stage + 1) * 60 / options.stages;
-        tsuru_core::outln!(
-            "{stage:>5}  {high:>2}-{low:<2}   {:>9}  {train_mae:>9.3}  {held_mae:>12.3}",
-            samples.len()
-        )?;
-        fits.push(fit);
+    let mut fits: Vec<StageFit> = match &options.start {
+        Some(path) => start_fits(path, options.stages)?,
+        None => Vec::with_capacity(options.stages),
+    };
+    if options.start.is_none() {
+        for stage in 0..options.stages {
+            let samples = stage_samples(&set.train, stage, options.stages, options.window);
+            let held = stage_samples(&set.held_out, stage, options.stages, 0);
+            let start = fits.last().map(|f| (f.weights.as_slice(), f.bias));
+            let fit = fit_stage(&samples, total, start, &options.fit, |epoch, rms| {
+                if epoch % 50 == 49 {
+                    eprint!("stage {stage}: epoch {} rms {rms:.3}   \r", epoch + 1);
+                }
+            });
+            let (train_mae, _) = errors(&samples, &fit.weights, fit.bias);
+            let (held_mae, _) = errors(&held, &fit.weights, fit.bias);
+            let high = 60 - stage * 60 / options.stages;
+            let low = 61 - (stage + 1) * 60 / options.stages;
+            tsuru_core::outln!(
+                "{stage:>5}  {high:>2}-{low:<2}   {:>9}  {train_mae:>9.3}  {held_mae:>12.3}",
+                samples.len()
+            )?;
+            fits.push(fit);
+        }
     }
-    let weights = to_weights(&fits);
+    let weights = if options.blend {
+        blended_weights(&options, &set, fits)?
+    } else {
+        to_weights(&fits)
+    };
     let eval = PatternEval::new(&weights);
     if let Some(path) = &options.out {
         std::fs::write(path, weights.to_bytes())
@@ -281,6 +310,80 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     eprintln!("done in {:.0} s", started.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// The stages of a weights file as fits in discs (every entry counted, so that
+/// [`to_weights`] keeps them all): the start of a `--blend` fit.
+fn start_fits(path: &Path, stages: usize) -> Result<Vec<StageFit>> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let (weights, _) = Weights::load(&bytes).with_context(|| format!("in {}", path.display()))?;
+    ensure!(
+        weights.stages() == stages,
+        "{} has {} stages, not --stages {stages}",
+        path.display(),
+        weights.stages()
+    );
+    ensure!(
+        weights.interaction.is_none(),
+        "{} has an interaction term; --start takes tables alone",
+        path.display()
+    );
+    let units = tsuru_core::score::UNITS_PER_DISC as f32;
+    Ok((0..stages)
+        .map(|stage| StageFit {
+            weights: weights.tables[stage]
+                .iter()
+                .map(|&v| f32::from(v) / units)
+                .collect(),
+            bias: f32::from(weights.bias[stage]) / units,
+            counts: vec![1; layout().total],
+        })
+        .collect())
+}
+
+/// Fits `start`'s stages together as they are read blended ([`crate::training::blend`]) and
+/// returns one weight set per ply; prints the blended error before and after.
+fn blended_weights(options: &Options, set: &PositionSet, start: Vec<StageFit>) -> Result<Weights> {
+    use crate::training::blend::{blended_mae, fit_blended, per_ply, PlySample};
+    let ply_samples = |positions: &[Labelled]| -> Vec<PlySample> {
+        positions
+            .iter()
+            .filter_map(|p| {
+                Some(PlySample {
+                    sample: crate::training::sample_of(p)?,
+                    ply: (60 - p.empties().min(60)) as u8,
+                })
+            })
+            .collect()
+    };
+    let train = ply_samples(&set.train);
+    let held = ply_samples(&set.held_out);
+    let threads = options.fit.threads;
+    tsuru_core::outln!(
+        "blended: start  train MAE {:.3}  held-out MAE {:.3}",
+        blended_mae(&train, &start, threads),
+        blended_mae(&held, &start, threads)
+    )?;
+    let config = FitConfig {
+        epochs: options.blend_epochs,
+        ..options.fit
+    };
+    let started = Instant::now();
+    let fits = fit_blended(&train, &start, &config, |epoch, rms| {
+        if epoch % 10 == 9 || epoch < 3 {
+            eprint!(
+                "blended fit: epoch {} rms {rms:.3} ({:.0} s)   \r",
+                epoch + 1,
+                started.elapsed().as_secs_f64()
+            );
+        }
+    });
+    tsuru_core::outln!(
+        "blended: fitted  train MAE {:.3}  held-out MAE {:.3}",
+        blended_mae(&train, &fits, threads),
+        blended_mae(&held, &fits, threads)
+    )?;
+    Ok(per_ply(&to_weights(&fits)))
 }
 
 /// Writes the training and held-out positions as a samples file (`--export-samples`).
@@ -651,6 +754,9 @@ fn parse_args(args: &[String]) -> Result<Options> {
         recorded_weights: None,
         search_cache: None,
         validation: None,
+        blend: false,
+        blend_epochs: 100,
+        start: None,
         out: None,
         export_samples: None,
         make_validation: None,
@@ -707,6 +813,9 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--search-eval-file" => options.search_eval = Some(args.value(flag)?.to_string()),
             "--search-cache" => options.search_cache = Some(PathBuf::from(args.value(flag)?)),
             "--validation" => options.validation = Some(PathBuf::from(args.value(flag)?)),
+            "--blend" => options.blend = true,
+            "--blend-epochs" => options.blend_epochs = number(args.value(flag)?)? as usize,
+            "--start" => options.start = Some(PathBuf::from(args.value(flag)?)),
             "--out" => options.out = Some(PathBuf::from(args.value(flag)?)),
             "--export-samples" => options.export_samples = Some(PathBuf::from(args.value(flag)?)),
             "--make-validation" => options.make_validation = Some(PathBuf::from(args.value(flag)?)),
@@ -714,6 +823,14 @@ fn parse_args(args: &[String]) -> Result<Options> {
         }
     }
     ensure!((1..=60).contains(&options.stages), "--stages must be 1..60");
+    ensure!(
+        !options.blend || 60usize.is_multiple_of(options.stages),
+        "--blend needs --stages that divide 60 plies"
+    );
+    ensure!(
+        options.start.is_none() || options.blend,
+        "--start goes with --blend"
+    );
     ensure!(
         !options.positions_only || options.positions.is_some(),
         "--positions-only needs --positions FILE"
