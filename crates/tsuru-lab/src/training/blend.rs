@@ -9,7 +9,7 @@
 //! With 15 stages of 4 plies the middles are plies 1.5, 5.5, ..., 57.5, so a ply's shares are
 //! eighths: ply 6 is 7/8 of stage 1 and 1/8 of stage 2.
 
-use super::fit::{FitConfig, StageFit};
+use super::fit::{step_weights, FitConfig, StageFit};
 use super::Sample;
 use crate::parallel::map_chunks;
 use tsuru_core::eval::pattern::{layout, Weights};
@@ -203,19 +203,14 @@ pub fn fit_blended(
             }
             sq += part_sq;
         }
-        for ((((w, v), g), &n), p) in weights
-            .iter_mut()
-            .zip(velocity.iter_mut())
-            .zip(&gradient)
-            .zip(&occurrences)
-            .zip(&prior)
-        {
-            if n > 0.0 {
-                *v = config.momentum * *v
-                    + config.rate * (g - config.l2 * (*w - p)) / (n + config.l2);
-                *w += *v;
-            }
-        }
+        step_weights(
+            &mut weights,
+            &mut velocity,
+            &gradient,
+            occurrences.iter().copied(),
+            &prior,
+            config,
+        );
         for stage in 0..stages {
             if bias_occurrences[stage] > 0.0 {
                 let step = (bias_gradient[stage] / bias_occurrences[stage]) as f32;

@@ -81,6 +81,30 @@ pub fn errors(samples: &[Sample], weights: &[f32], bias: f32) -> (f64, f64) {
     (abs / n, (sq / n).sqrt())
 }
 
+/// One heavy-ball step of every weight with a nonzero occurrence count `n` (see the module
+/// doc): `v = momentum * v + rate * (g - l2 * (w - prior)) / (n + l2)`, then `w += v`.
+pub fn step_weights(
+    weights: &mut [f32],
+    velocity: &mut [f32],
+    gradient: &[f32],
+    occurrences: impl Iterator<Item = f32>,
+    prior: &[f32],
+    config: &FitConfig,
+) {
+    for ((((w, v), g), n), p) in weights
+        .iter_mut()
+        .zip(velocity.iter_mut())
+        .zip(gradient)
+        .zip(occurrences)
+        .zip(prior)
+    {
+        if n > 0.0 {
+            *v = config.momentum * *v + config.rate * (g - config.l2 * (*w - p)) / (n + config.l2);
+            *w += *v;
+        }
+    }
+}
+
 /// Fits one stage, starting from `start` (weights and bias), over flat tables of `total`
 /// entries. `progress` is called after every epoch with the epoch and training RMS error.
 pub fn fit_stage(
@@ -141,19 +165,14 @@ pub fn fit_stage(
             sum += part_sum;
             sq += part_sq;
         }
-        for ((((w, v), g), &n), p) in weights
-            .iter_mut()
-            .zip(velocity.iter_mut())
-            .zip(&gradient)
-            .zip(&counts)
-            .zip(&prior)
-        {
-            if n > 0 {
-                *v = config.momentum * *v
-                    + config.rate * (g - config.l2 * (*w - p)) / (n as f32 + config.l2);
-                *w += *v;
-            }
-        }
+        step_weights(
+            &mut weights,
+            &mut velocity,
+            &gradient,
+            counts.iter().map(|&n| n as f32),
+            &prior,
+            config,
+        );
         bias_velocity =
             config.momentum * bias_velocity + config.rate * (sum / samples.len() as f64) as f32;
         bias += bias_velocity;
