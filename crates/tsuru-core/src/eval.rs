@@ -25,6 +25,7 @@
 pub mod bundle;
 pub mod pattern;
 pub mod probcut;
+pub mod stage_blend;
 pub mod win_probability;
 
 use anyhow::Result;

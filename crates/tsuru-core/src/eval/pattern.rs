@@ -36,7 +36,7 @@ use std::sync::{Arc, OnceLock};
 
 use anyhow::{ensure, Context, Result};
 
-use super::Evaluation;
+use super::{stage_blend, Evaluation};
 use crate::board::patterns::{pattern_tables, pow3, Shape, COPIES, SHAPES};
 use crate::board::{bits, Board, Color, Symmetry};
 use crate::formats::term::{self as term_file, TermRecord};
@@ -410,6 +410,51 @@ impl Weights {
 
     /// The file form ([`crate::formats::weights`]): each stage's canonical entries.
     pub fn to_bytes(&self) -> Vec<u8> {
+        file::to_bytes(&self.record(false))
+    }
+
+    /// The file form of these stages read blended ([`super::stage_blend`]; versions 3 and 4):
+    /// whoever loads the file gets [`Weights::per_ply`] of them. Error unless the stage count
+    /// divides the 60 plies.
+    pub fn to_blended_bytes(&self) -> Result<Vec<u8>> {
+        ensure!(
+            stage_blend::can_blend(self.stages()),
+            "{} stages cannot be read blended (they must divide the 60 plies)",
+            self.stages()
+        );
+        Ok(file::to_bytes(&self.record(true)))
+    }
+
+    /// One weight set per ply from these stages read blended ([`super::stage_blend`]): each
+    /// ply's bias and entries are its two stages' mixed by [`stage_blend::ply_shares`] and
+    /// rounded ([`stage_blend::mix_i16`]); a term keeps its vectors (shared by all stages)
+    /// and has its scales mixed ([`stage_blend::mix_scale`]). Stages of one ply are returned
+    /// as they are. Panics unless the stage count divides 60.
+    pub fn per_ply(&self) -> Weights {
+        let count = self.stages();
+        let total = layout().total;
+        let mut out = Weights::zero(stage_blend::PLIES);
+        for ply in 0..stage_blend::PLIES {
+            let shares = stage_blend::ply_shares(ply, count);
+            out.bias[ply] = stage_blend::mix_i16(shares, |s| self.bias[s]);
+            let table = &mut out.tables[ply];
+            for (entry, value) in table.iter_mut().enumerate().take(total) {
+                *value = stage_blend::mix_i16(shares, |s| self.tables[s][entry]);
+            }
+        }
+        out.interaction = self.interaction.clone().map(|mut term| {
+            term.scales = (0..stage_blend::PLIES)
+                .map(|ply| {
+                    stage_blend::mix_scale(stage_blend::ply_shares(ply, count), &term.scales)
+                })
+                .collect();
+            term
+        });
+        out
+    }
+
+    /// The file record of these weights, read blended or not.
+    fn record(&self, blended: bool) -> WeightsRecord {
         let layout = layout();
         let stages = self
             .bias
@@ -434,11 +479,12 @@ impl Weights {
                 .flat_map(|&entry| term.vectors[entry as usize])
                 .collect(),
         });
-        file::to_bytes(&WeightsRecord {
+        WeightsRecord {
             pattern_set: layout.pattern_set_id,
             stages,
             interaction,
-        })
+            blended,
+        }
     }
 
     /// The checksum stored in the last four bytes of a weights file, which identifies the
@@ -450,7 +496,8 @@ impl Weights {
     }
 
     /// Reads the file form for this build's pattern set; every inconsistency is an error
-    /// naming it. Tied entries get their canonical entry's value.
+    /// naming it. Tied entries get their canonical entry's value. Stages stored to be read
+    /// blended come back as one weight set per ply ([`Weights::per_ply`]).
     pub fn from_bytes(bytes: &[u8]) -> Result<Weights> {
         let layout = layout();
         let record =
@@ -490,6 +537,14 @@ impl Weights {
             };
             term.check(&weights)?;
             weights.interaction = Some(term);
+        }
+        if record.blended {
+            weights = weights.per_ply();
+            if let Some(term) = &weights.interaction {
+                // The mixed scales are within the stages' range, but the folded entries are
+                // new values: check them as the stored ones were checked.
+                term.check(&weights)?;
+            }
         }
         Ok(weights)
     }
@@ -1242,6 +1297,141 @@ mod tests {
             skipped > 20 && computed > 20,
             "{skipped} skipped, {computed} computed"
         );
+    }
+
+    #[test]
+    fn per_ply_weights_move_linearly_between_stage_middles() {
+        // A bias and an entry rising by 8 units a stage rise by 2 units a ply between the
+        // first and last middles and stay flat outside them.
+        let mut stages = Weights::zero(15);
+        for stage in 0..15 {
+            stages.bias[stage] = 8 * stage as i16;
+            stages.tables[stage][123] = -16 * stage as i16;
+        }
+        let plies = stages.per_ply();
+        assert_eq!(plies.stages(), 60);
+        for ply in 0..60 {
+            // 8 units a stage over 4 plies from ply 1.5: 2 * (ply - 1.5), clamped to 0..=112.
+            let expected = (2.0 * (ply as f32 - 1.5)).clamp(0.0, 112.0);
+            assert_eq!(plies.bias[ply], expected.round() as i16, "ply {ply}");
+            assert_eq!(
+                plies.tables[ply][123],
+                (-2.0 * expected).round() as i16,
+                "ply {ply}"
+            );
+            assert_eq!(plies.tables[ply][124], 0);
+        }
+        // Stages of one ply are left as they are.
+        assert_eq!(plies.per_ply(), plies);
+        // A term keeps its vectors and has its scales mixed like the biases (in 32 bits:
+        // 1 << 24 + 1 would not survive f32).
+        stages.interaction = Some(Interaction {
+            shift: 20,
+            scales: (0..15).map(|stage| (1 << 24) + 1 + 8 * stage).collect(),
+            vectors: vec![[3; INTERACTION_DIM]; layout().total],
+        });
+        let plies = stages.per_ply();
+        let term = plies.interaction.as_ref().unwrap();
+        assert_eq!(term.shift, 20);
+        assert_eq!(term.vectors, stages.interaction.as_ref().unwrap().vectors);
+        for ply in 0..60 {
+            assert_eq!(
+                term.scales[ply],
+                (1 << 24) + 1 + i32::from(plies.bias[ply]),
+                "ply {ply}"
+            );
+        }
+    }
+
+    /// Stages stored to be read blended load as one weight set per ply: each ply's values
+    /// are its two stages' mixed as the shares say; a term keeps its vectors and has its
+    /// scales mixed; and a term file made for a blended file attaches to the expanded sets.
+    #[test]
+    fn blended_stages_load_as_one_weight_set_per_ply() {
+        let stages = random_interaction_weights(9, 15);
+        let bytes = stages.to_blended_bytes().unwrap();
+        assert_eq!(&bytes[8..10], &[4, 0]);
+        let loaded = Weights::from_bytes(&bytes).unwrap();
+        assert_eq!(loaded, stages.per_ply());
+        assert_eq!(loaded.stages(), 60);
+        let layout = layout();
+        let mut rng = Rng::new(90);
+        for ply in 0..60 {
+            let [(a, wa), (b, wb)] = stage_blend::ply_shares(ply, 15);
+            // Where one stage alone reads the ply, its values are that stage's.
+            if wb == 0.0 {
+                assert_eq!(loaded.tables[ply], stages.tables[a], "ply {ply}");
+            }
+            for _ in 0..50 {
+                let entry = rng.below(layout.total as u64) as usize;
+                let mixed = wa * f32::from(stages.tables[a][entry])
+                    + wb * f32::from(stages.tables[b][entry]);
+                let value = loaded.tables[ply][entry];
+                assert!(
+                    (f32::from(value) - mixed).abs() <= 0.5,
+                    "ply {ply} entry {entry}"
+                );
+            }
+            // The stage an unblended reading takes is one of the two.
+            let own = stage_of(60 - ply as u32, 15);
+            assert!(own == a || own == b, "ply {ply}");
+        }
+        let term = loaded.interaction.as_ref().unwrap();
+        assert_eq!(term.vectors, stages.interaction.as_ref().unwrap().vectors);
+        assert_eq!(
+            term.scales[0],
+            stages.interaction.as_ref().unwrap().scales[0]
+        );
+        // Evaluated, a position at a ply between two middles gets the mixed value within the
+        // rounding of its look-ups (half a unit each) and the term's.
+        let plain = {
+            let mut w = stages.clone();
+            w.interaction = None;
+            w
+        };
+        let plain_loaded = Weights::from_bytes(&plain.to_blended_bytes().unwrap()).unwrap();
+        assert_eq!(&plain_loaded.to_bytes()[8..10], &[1, 0]);
+        for _ in 0..40 {
+            let plies = 1 + rng.below(55) as usize;
+            let board = random_board(&mut rng, plies);
+            let ply = 60 - board.empties() as usize;
+            let [(a, wa), (b, wb)] = stage_blend::ply_shares(ply, 15);
+            let at = |stage: usize| {
+                let table = &plain.tables[stage];
+                f64::from(plain.bias[stage])
+                    + features(&board)
+                        .iter()
+                        .map(|&e| f64::from(table[e as usize]))
+                        .sum::<f64>()
+            };
+            let mixed = f64::from(wa) * at(a) + f64::from(wb) * at(b);
+            let value = plain_loaded.value_by_definition(&board) as f64;
+            assert!(
+                (value - mixed).abs() <= (FEATURES as f64 + 1.0) / 2.0,
+                "ply {ply}: {value} against {mixed}"
+            );
+        }
+        // A term file for the blended tables: per-ply scales, attached to the expansion.
+        let mut per_ply_term = loaded.clone();
+        for vector in per_ply_term
+            .interaction
+            .as_mut()
+            .unwrap()
+            .vectors
+            .iter_mut()
+        {
+            *vector = vector.map(|x| x * 127 / 300);
+        }
+        let plain_bytes = plain.to_blended_bytes().unwrap();
+        let base_id = Weights::file_id(&plain_bytes).unwrap();
+        let term_bytes = per_ply_term.term_to_bytes(base_id).unwrap();
+        let (joined, _) = Weights::with_term_file(&plain_bytes, &term_bytes).unwrap();
+        assert_eq!(joined, per_ply_term);
+        // Stages that do not divide 60 have no blended form.
+        let error = random_weights(1, 7).to_blended_bytes().unwrap_err();
+        assert!(error.to_string().contains("divide"), "{error}");
+        // Stages of one ply read blended are themselves.
+        assert_eq!(loaded.per_ply(), loaded);
     }
 
     #[test]

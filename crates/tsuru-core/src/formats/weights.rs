@@ -7,11 +7,13 @@
 //!
 //! ```text
 //! magic        8 bytes  "TSURUEVW"
-//! version      u16      1, or 2 with the interaction section
+//! version      u16      1; 2 with the interaction section; 3 and 4 as 1 and 2 with the
+//!                       stages read blended (below)
 //! pattern set  u32      FNV-1a of the shapes' names and squares (a file for another set
 //!                       is refused)
 //! stages       u16      number of stages; the 60 plies are cut into that many equal parts
-//!                       (15 stages: stage s covers empties 60-4s down to 57-4s)
+//!                       (15 stages: stage s covers empties 60-4s down to 57-4s); read
+//!                       blended, it must divide 60
 //! units/disc   u16      weights are in 1/units of a disc (Score units)
 //! entries      u32      canonical entries per stage
 //! payload               per stage: bias i16, then the canonical entries shape by shape in
@@ -28,6 +30,11 @@
 //! A file without the interaction section is written as version 1, so weights that have
 //! none keep the bytes (and the identity) they always had. What the section means is the
 //! evaluation's business ([`crate::eval::pattern`]).
+//!
+//! Versions 3 and 4 hold the same bytes as 1 and 2 and say that each stage stands for the
+//! middle of its plies and a position is valued by the two nearest stages mixed
+//! ([`crate::eval::stage_blend`]); the reader passes that on as [`WeightsRecord::blended`] and
+//! the evaluation expands the stages to one weight set per ply when it loads them.
 
 use super::bytes::Reader;
 use super::checksum::fnv1a_32;
@@ -41,6 +48,8 @@ pub const MAGIC: &[u8; 8] = b"TSURUEVW";
 pub const FORMAT_VERSION: u16 = 1;
 /// The version of weights with the interaction section.
 pub const INTERACTION_VERSION: u16 = 2;
+/// What a version number adds to say the stages are read blended (3 and 4).
+pub const BLENDED_OFFSET: u16 = 2;
 /// The zero-run marker in the payload.
 const ZERO_RUN: i16 = i16::MIN;
 /// The shortest file: the header and the checksum.
@@ -55,6 +64,9 @@ pub struct WeightsRecord {
     pub stages: Vec<StageRecord>,
     /// The interaction section, if the weights have one.
     pub interaction: Option<InteractionRecord>,
+    /// Whether the stages are read blended (versions 3 and 4): the evaluation mixes the two
+    /// stages whose middles enclose a position's ply.
+    pub blended: bool,
 }
 
 /// The interaction section of a weights file: a `dim`-wide vector per canonical entry and a
@@ -86,9 +98,13 @@ pub fn to_bytes(record: &WeightsRecord) -> Vec<u8> {
     let entries = record.stages.first().map_or(0, |stage| stage.entries.len());
     let mut out = Vec::new();
     out.extend_from_slice(MAGIC);
-    let version = match record.interaction {
+    let unblended_version = match record.interaction {
         Some(_) => INTERACTION_VERSION,
         None => FORMAT_VERSION,
+    };
+    let version = match record.blended {
+        true => unblended_version + BLENDED_OFFSET,
+        false => unblended_version,
     };
     out.extend_from_slice(&version.to_le_bytes());
     out.extend_from_slice(&record.pattern_set.to_le_bytes());
@@ -166,9 +182,16 @@ pub fn from_bytes(bytes: &[u8], pattern_set: u32, entries: usize) -> Result<Weig
     let mut reader = Reader::new(body, 8, "the weights file is truncated");
     let version = reader.u16()?;
     ensure!(
-        version == FORMAT_VERSION || version == INTERACTION_VERSION,
-        "weights format version {version} is not {FORMAT_VERSION} or {INTERACTION_VERSION}"
+        (FORMAT_VERSION..=INTERACTION_VERSION + BLENDED_OFFSET).contains(&version),
+        "weights format version {version} is not {FORMAT_VERSION} to {}",
+        INTERACTION_VERSION + BLENDED_OFFSET
     );
+    let blended = version > INTERACTION_VERSION;
+    let unblended_version = match blended {
+        true => version - BLENDED_OFFSET,
+        false => version,
+    };
+    let has_interaction = unblended_version == INTERACTION_VERSION;
     let set = reader.u32()?;
     ensure!(
         set == pattern_set,
@@ -176,6 +199,10 @@ pub fn from_bytes(bytes: &[u8], pattern_set: u32, entries: usize) -> Result<Weig
     );
     let stages = reader.u16()? as usize;
     ensure!((1..=60).contains(&stages), "bad stage count {stages}");
+    ensure!(
+        !blended || 60 % stages == 0,
+        "{stages} stages read blended do not divide the 60 plies"
+    );
     let units = reader.u16()?;
     ensure!(
         units as i32 == UNITS_PER_DISC,
@@ -190,6 +217,7 @@ pub fn from_bytes(bytes: &[u8], pattern_set: u32, entries: usize) -> Result<Weig
         pattern_set,
         stages: Vec::with_capacity(stages),
         interaction: None,
+        blended,
     };
     for stage in 0..stages {
         let bias = reader.i16()?;
@@ -214,7 +242,7 @@ pub fn from_bytes(bytes: &[u8], pattern_set: u32, entries: usize) -> Result<Weig
             entries: values,
         });
     }
-    if version == INTERACTION_VERSION {
+    if has_interaction {
         let dim = reader.u16()?;
         let shift = reader.u16()?;
         ensure!(dim >= 1, "interaction vectors of width 0");
@@ -258,6 +286,7 @@ mod tests {
             pattern_set: 0x1234_5678,
             stages: vec![stage(-3, 12), stage(40, -1000)],
             interaction: None,
+            blended: false,
         }
     }
 
@@ -303,6 +332,60 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.contains("width 0"), "{error}");
+    }
+
+    #[test]
+    fn blended_stages_are_versions_3_and_4_and_must_divide_60() {
+        let plain = to_bytes(&record());
+        for (base, version) in [(record(), 3u8), (with_interaction(), 4)] {
+            let blended = WeightsRecord {
+                blended: true,
+                ..base.clone()
+            };
+            let bytes = to_bytes(&blended);
+            assert_eq!(&bytes[8..10], &[version, 0]);
+            // Only the version differs from the unblended file (and so the checksum).
+            let unblended = to_bytes(&base);
+            assert_eq!(
+                bytes[10..bytes.len() - 4],
+                unblended[10..unblended.len() - 4]
+            );
+            let read = from_bytes(&bytes, 0x1234_5678, 10).unwrap();
+            assert!(read.blended);
+            assert_eq!(read.interaction.is_some(), version == 4);
+            assert_eq!(
+                read.stages,
+                from_bytes(&plain, 0x1234_5678, 10).unwrap().stages
+            );
+        }
+        // 7 stages cannot be read blended (they would be unblended).
+        let seven = WeightsRecord {
+            stages: vec![record().stages[0].clone(); 7],
+            blended: true,
+            ..record()
+        };
+        let error = from_bytes(&to_bytes(&seven), 0x1234_5678, 10)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("do not divide"), "{error}");
+        let unblended_seven = WeightsRecord {
+            blended: false,
+            ..seven
+        };
+        assert_eq!(
+            from_bytes(&to_bytes(&unblended_seven), 0x1234_5678, 10)
+                .unwrap()
+                .stages
+                .len(),
+            7
+        );
+        // Version 5 is no version.
+        let mut five = plain[..plain.len() - 4].to_vec();
+        five[8] = 5;
+        let checksum = fnv1a_32(&five);
+        five.extend_from_slice(&checksum.to_le_bytes());
+        let error = from_bytes(&five, 0x1234_5678, 10).unwrap_err().to_string();
+        assert!(error.contains("version 5"), "{error}");
     }
 
     #[test]

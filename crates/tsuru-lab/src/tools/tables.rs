@@ -18,6 +18,14 @@
 //! tsuru tables --fm model.fmm --fm-compact --term-base src/eval/weights.tsw --out term.tsi
 //! ```
 //!
+//! `--unblend STAGES` writes one weight set per ply (as a blended fit's stages expand when
+//! they load) back as the STAGES stages they are a blended reading of, a weights file read
+//! blended that loads as the very same sets, a quarter of the size at 15 stages:
+//!
+//! ```text
+//! tsuru tables --weights per-ply.tsw --unblend 15 --out blended.tsw
+//! ```
+//!
 //! `--check` prints the mean absolute error of the generated (quantised) weights on the
 //! samples file's training and held-out records, which the trainer's own figures must match:
 //! a check that the tables are the networks the trainer measured.
@@ -79,6 +87,13 @@ pub const SPEC: ToolSpec = ToolSpec {
              for crates/tsuru-lab/scripts/fm_train.py --init",
         ),
         ToolOption::new(
+            "--unblend",
+            "STAGES",
+            "with --weights (one weight set per ply, no term) and --out: write\n\
+             the STAGES stages whose blended reading they are, as a weights file\n\
+             read blended (it loads as the same per-ply sets)",
+        ),
+        ToolOption::new(
             "--validation",
             "FILE",
             "print the weights' mean absolute error on a validation file's\n\
@@ -98,7 +113,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 pub fn run(args: &[String]) -> Result<()> {
     let (mut nets, mut out, mut check, mut given) = (None, None, None, None);
     let (mut fm, mut export_fm, mut compact) = (None, None, false);
-    let (mut validation, mut term_base) = (None, None);
+    let (mut validation, mut term_base, mut unblend) = (None, None, None);
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
         match arg {
@@ -110,6 +125,7 @@ pub fn run(args: &[String]) -> Result<()> {
             Arg::Flag("--term-base") => term_base = Some(PathBuf::from(args.value("--term-base")?)),
             Arg::Flag("--check") => check = Some(PathBuf::from(args.value("--check")?)),
             Arg::Flag("--weights") => given = Some(PathBuf::from(args.value("--weights")?)),
+            Arg::Flag(flag @ "--unblend") => unblend = Some(args.whole_number(flag)? as usize),
             Arg::Flag("--validation") => {
                 validation = Some(PathBuf::from(args.value("--validation")?))
             }
@@ -117,6 +133,15 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
     let usage = || format!("(usage: tsuru {})", SPEC.usage());
+    ensure!(
+        unblend.is_none() || given.is_some(),
+        "--unblend goes with --weights {}",
+        usage()
+    );
+    if let (Some(path), Some(stages)) = (&given, unblend) {
+        let out = out.with_context(|| format!("--unblend needs --out {}", usage()))?;
+        return write_unblended(path, stages, &out, validation.as_deref());
+    }
     if let Some(path) = given {
         ensure!(
             nets.is_none() && fm.is_none() && out.is_none(),
@@ -221,6 +246,37 @@ fn write_term(
         base.display()
     )?;
     measure(&joined, check, validation)
+}
+
+/// Writes the `stages` stages whose blended reading the per-ply weights at `path` are, as a
+/// weights file read blended, after checking that it loads as those very weights.
+fn write_unblended(
+    path: &Path,
+    stages: usize,
+    out: &Path,
+    validation: Option<&Path>,
+) -> Result<()> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let plies = Weights::from_bytes(&bytes).with_context(|| format!("in {}", path.display()))?;
+    let found = crate::training::blend::unblend(&plies, stages)
+        .with_context(|| format!("in {}", path.display()))?;
+    let written = found.to_blended_bytes()?;
+    ensure!(
+        Weights::from_bytes(&written)? == plies,
+        "the blended file does not load as {} (a bug)",
+        path.display()
+    );
+    std::fs::write(out, &written).with_context(|| format!("writing {}", out.display()))?;
+    let id = Weights::file_id(&written).unwrap_or(0);
+    tsuru_core::outln!(
+        "wrote {} (weights {id:08x}, {} bytes): {stages} stages read blended, the per-ply \
+         sets of {} ({} bytes)",
+        out.display(),
+        written.len(),
+        path.display(),
+        bytes.len()
+    )?;
+    measure(&plies, None, validation)
 }
 
 /// Prints the errors `--check` and `--validation` ask for.

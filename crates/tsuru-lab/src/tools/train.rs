@@ -143,7 +143,8 @@ pub const SPEC: ToolSpec = ToolSpec {
             "",
             "fit the stages together as they are read blended (each position\n\
              valued by the two stages whose middles enclose its ply) and write\n\
-             one weight set per ply (60 stages)",
+             them as a weights file read blended (the engine expands it to one\n\
+             weight set per ply when it loads it)",
         ),
         ToolOption::new(
             "--blend-epochs",
@@ -154,7 +155,8 @@ pub const SPEC: ToolSpec = ToolSpec {
             "--start",
             "WEIGHTS",
             "with --blend: start from these weights' stages (as many as\n\
-             --stages) instead of fitting stage by stage first",
+             --stages, or a file read blended from that many) instead of\n\
+             fitting stage by stage first",
         ),
         ToolOption::new("--out", "FILE", "write the weights there"),
         ToolOption::new(
@@ -294,15 +296,19 @@ pub fn run(args: &[String]) -> Result<()> {
             fits.push(fit);
         }
     }
-    let weights = if options.blend {
-        blended_weights(&options, &set, fits)?
+    // Blended stages are written as such and evaluated as the engine will read them.
+    let (weights, bytes) = if options.blend {
+        let stages = blended_weights(&options, &set, fits)?;
+        let bytes = stages.to_blended_bytes()?;
+        (stages.per_ply(), bytes)
     } else {
-        to_weights(&fits)
+        let weights = to_weights(&fits);
+        let bytes = weights.to_bytes();
+        (weights, bytes)
     };
     let eval = PatternEval::new(&weights);
     if let Some(path) = &options.out {
-        std::fs::write(path, weights.to_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
         eprintln!("wrote {}", path.display());
     }
     if let Some(path) = &options.validation {
@@ -316,17 +322,23 @@ pub fn run(args: &[String]) -> Result<()> {
 /// [`to_weights`] keeps them all): the start of a `--blend` fit.
 fn start_fits(path: &Path, stages: usize) -> Result<Vec<StageFit>> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let (weights, _) = Weights::load(&bytes).with_context(|| format!("in {}", path.display()))?;
+    let (mut weights, _) =
+        Weights::load(&bytes).with_context(|| format!("in {}", path.display()))?;
+    ensure!(
+        weights.interaction.is_none(),
+        "{} has an interaction term; --start takes tables alone",
+        path.display()
+    );
+    if weights.stages() != stages && weights.stages() == crate::training::blend::PLIES {
+        // A file read blended loads as one set per ply: find its stages again.
+        weights = crate::training::blend::unblend(&weights, stages)
+            .with_context(|| format!("{} read as {stages} blended stages", path.display()))?;
+    }
     ensure!(
         weights.stages() == stages,
         "{} has {} stages, not --stages {stages}",
         path.display(),
         weights.stages()
-    );
-    ensure!(
-        weights.interaction.is_none(),
-        "{} has an interaction term; --start takes tables alone",
-        path.display()
     );
     let units = tsuru_core::score::UNITS_PER_DISC as f32;
     Ok((0..stages)
@@ -342,9 +354,9 @@ fn start_fits(path: &Path, stages: usize) -> Result<Vec<StageFit>> {
 }
 
 /// Fits `start`'s stages together as they are read blended ([`crate::training::blend`]) and
-/// returns one weight set per ply; prints the blended error before and after.
+/// returns them; prints the blended error before and after.
 fn blended_weights(options: &Options, set: &PositionSet, start: Vec<StageFit>) -> Result<Weights> {
-    use crate::training::blend::{blended_mae, fit_blended, per_ply, PlySample};
+    use crate::training::blend::{blended_mae, fit_blended, PlySample};
     let ply_samples = |positions: &[Labelled]| -> Vec<PlySample> {
         positions
             .iter()
@@ -383,7 +395,7 @@ fn blended_weights(options: &Options, set: &PositionSet, start: Vec<StageFit>) -
         blended_mae(&train, &fits, threads),
         blended_mae(&held, &fits, threads)
     )?;
-    Ok(per_ply(&to_weights(&fits)))
+    Ok(to_weights(&fits))
 }
 
 /// Writes the training and held-out positions as a samples file (`--export-samples`).

@@ -3,77 +3,124 @@
 //! its ply, mixed in proportion to its distance from each (before the first middle and after
 //! the last, the nearest stage alone). The fit ([`fit_blended`]) fits all stages at once with
 //! each position's prediction, and so its gradient, shared between its two stages; the fitted
-//! stages are then written out as one weight set per ply ([`per_ply`]), which the engine
-//! reads as 60 stages with no blending of its own.
+//! stages are then written as a weights file read blended (versions 3 and 4 of
+//! [`tsuru_core::formats::weights`]), which the engine expands to one weight set per ply when
+//! it loads it ([`Weights::per_ply`]) and then reads with no blending of its own.
+//! [`unblend`] finds the stages again from such per-ply sets.
 //!
 //! With 15 stages of 4 plies the middles are plies 1.5, 5.5, ..., 57.5, so a ply's shares are
 //! eighths: ply 6 is 7/8 of stage 1 and 1/8 of stage 2.
+
+use anyhow::{ensure, Context, Result};
 
 use super::fit::{step_weights, FitConfig, StageFit};
 use super::Sample;
 use crate::parallel::map_chunks;
 use tsuru_core::eval::pattern::{layout, Weights};
+use tsuru_core::eval::stage_blend::{can_blend, mix_i16};
+pub use tsuru_core::eval::stage_blend::{ply_shares, PLIES};
 
-/// The plies a weight set per ply covers (ply 60, the full board, shares ply 59's set, as
-/// [`tsuru_core::eval::pattern::stage_of`] has it).
-pub const PLIES: usize = 60;
-
-/// The two stages a position at `ply` (60 minus its empty squares) is read from with
-/// `stages` stages of equal length, and each one's share (the shares sum to 1; the second is
-/// 0 where one stage alone values the ply). `stages` must divide 60.
-pub fn ply_shares(ply: usize, stages: usize) -> [(usize, f32); 2] {
-    assert!(
-        stages > 0 && PLIES.is_multiple_of(stages),
-        "{stages} stages do not divide 60 plies"
+/// The stages whose blended reading is `plies` (one weight set per ply, as
+/// [`Weights::per_ply`] writes them): for each entry and bias, whole stage values whose mix
+/// rounds to every ply's value. Where several do, any of them reads the same. `plies` must
+/// have no term (a term's per-ply scales need not be a mix of stage scales); error if the
+/// sets are not such a reading of `stages` stages, naming the first entry that is not.
+pub fn unblend(plies: &Weights, stages: usize) -> Result<Weights> {
+    ensure!(
+        plies.stages() == PLIES,
+        "{} stages, not one weight set per ply ({PLIES})",
+        plies.stages()
     );
-    let width = (PLIES / stages) as f32;
-    let middle = |stage: usize| width * stage as f32 + (width - 1.0) / 2.0;
-    let ply = ply.min(PLIES - 1) as f32;
-    if ply <= middle(0) {
-        return [(0, 1.0), (0, 0.0)];
+    ensure!(can_blend(stages), "{stages} stages do not divide 60 plies");
+    ensure!(
+        plies.interaction.is_none(),
+        "the weights have an interaction term; unblend the tables alone"
+    );
+    let mut out = Weights::zero(stages);
+    let bias = unblend_column(|ply| plies.bias[ply], stages)
+        .context("the biases are not a blended reading")?;
+    for (stage, value) in bias.into_iter().enumerate() {
+        out.bias[stage] = value;
     }
-    if ply >= middle(stages - 1) {
-        return [(stages - 1, 1.0), (stages - 1, 0.0)];
-    }
-    let stage = ((ply - middle(0)) / width).floor() as usize;
-    let share = (ply - middle(stage)) / width;
-    if share == 0.0 {
-        // On a middle (stages of an odd number of plies): that stage alone.
-        return [(stage, 1.0), (stage, 0.0)];
-    }
-    [(stage, 1.0 - share), (stage + 1, share)]
-}
-
-/// One weight set per ply from `stages` read blended: each ply's bias and entries are its two
-/// stages' mixed by [`ply_shares`] and rounded to the nearest unit (halves away from zero).
-/// A term's scales are mixed the same way (its vectors are shared by all stages already).
-pub fn per_ply(stages: &Weights) -> Weights {
-    let count = stages.stages();
-    let total = layout().total;
-    let mut out = Weights::zero(PLIES);
-    let mix =
-        |[(a, wa), (b, wb)]: [(usize, f32); 2], x: &dyn Fn(usize) -> f32| wa * x(a) + wb * x(b);
-    for ply in 0..PLIES {
-        let shares = ply_shares(ply, count);
-        let round = |v: f32| v.round().clamp(-32767.0, 32767.0) as i16;
-        out.bias[ply] = round(mix(shares, &|s| f32::from(stages.bias[s])));
-        for entry in 0..total {
-            out.tables[ply][entry] = round(mix(shares, &|s| f32::from(stages.tables[s][entry])));
+    for entry in 0..layout().total {
+        let column = unblend_column(|ply| plies.tables[ply][entry], stages).with_context(|| {
+            format!("entry {entry} is not a blended reading of {stages} stages")
+        })?;
+        for (stage, value) in column.into_iter().enumerate() {
+            out.tables[stage][entry] = value;
         }
     }
-    out.interaction = stages.interaction.clone().map(|mut term| {
-        term.scales = (0..PLIES)
-            .map(|ply| {
-                // In f64: scales are 32-bit and f32 would round them.
-                let [(a, wa), (b, wb)] = ply_shares(ply, count);
-                (f64::from(wa) * f64::from(term.scales[a])
-                    + f64::from(wb) * f64::from(term.scales[b]))
-                .round() as i32
+    ensure!(
+        out.per_ply() == *plies,
+        "the stages found do not read back as the plies (a bug)"
+    );
+    Ok(out)
+}
+
+/// Whole stage values whose blended reading is `at(ply)` for every ply, if there are any:
+/// stage by stage from the first, each stage's candidates those that, with some candidate of
+/// the stage before, give the value of every ply the two read (and of the plies it reads
+/// alone); then one chain traced back from the last stage.
+fn unblend_column(at: impl Fn(usize) -> i16, stages: usize) -> Option<Vec<i16>> {
+    // The plies a stage's value is checked on, given the stage before: those read from the
+    // two (with a share for this one) or from this one alone, with this stage's share.
+    let checked_on = |stage: usize| -> Vec<(usize, f32)> {
+        (0..PLIES)
+            .filter_map(|ply| match ply_shares(ply, stages) {
+                [(x, share), (_, other)] if other == 0.0 && x == stage => Some((ply, share)),
+                [(x, _), (y, share)] if share > 0.0 && y == stage && x + 1 == stage => {
+                    Some((ply, share))
+                }
+                _ => None,
             })
-            .collect();
-        term
-    });
-    out
+            .collect()
+    };
+    // Per stage: (value, index of its predecessor among the previous stage's candidates).
+    let mut candidates: Vec<Vec<(i16, usize)>> = Vec::with_capacity(stages);
+    for stage in 0..stages {
+        let plies = checked_on(stage);
+        // Every stage has a ply leaning on it by half or more (the one nearest its middle).
+        let &(lean, lean_share) = plies.iter().max_by(|p, q| p.1.total_cmp(&q.1))?;
+        let previous = match stage {
+            0 => vec![(0i16, 0usize)],
+            _ => candidates[stage - 1].clone(),
+        };
+        let mut found: Vec<(i16, usize)> = Vec::new();
+        for (parent, &(before, _)) in previous.iter().enumerate() {
+            let value_at = |ply: usize, value: i16| {
+                mix_i16(ply_shares(ply, stages), |s| {
+                    if s == stage {
+                        value
+                    } else {
+                        before
+                    }
+                })
+            };
+            // The value the leaning ply implies, give or take its rounding.
+            let rest = f32::from(value_at(lean, 0));
+            let centre = ((f32::from(at(lean)) - rest) / lean_share).round() as i32;
+            for value in (centre - 3..=centre + 3).filter_map(|v| i16::try_from(v).ok()) {
+                let fits = plies
+                    .iter()
+                    .all(|&(ply, _)| value_at(ply, value) == at(ply));
+                if fits && !found.iter().any(|&(v, _)| v == value) {
+                    found.push((value, parent));
+                }
+            }
+        }
+        if found.is_empty() {
+            return None;
+        }
+        candidates.push(found);
+    }
+    let mut chain = vec![0i16; stages];
+    let mut index = 0;
+    for stage in (0..stages).rev() {
+        let (value, parent) = candidates[stage][index];
+        chain[stage] = value;
+        index = parent;
+    }
+    Some(chain)
 }
 
 /// A training sample with its ply (60 minus its empty squares).
@@ -232,82 +279,57 @@ pub fn fit_blended(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tsuru_core::eval::pattern::{stage_of, Interaction, FEATURES};
+    use tsuru_core::eval::pattern::FEATURES;
     use tsuru_core::rng::Rng;
 
     #[test]
-    fn shares_sit_at_the_stage_middles_and_sum_to_one() {
-        // 15 stages: the middles are plies 1.5, 5.5, ..., 57.5.
-        assert_eq!(ply_shares(0, 15), [(0, 1.0), (0, 0.0)]);
-        assert_eq!(ply_shares(1, 15), [(0, 1.0), (0, 0.0)]);
-        assert_eq!(ply_shares(2, 15), [(0, 0.875), (1, 0.125)]);
-        assert_eq!(ply_shares(5, 15), [(0, 0.125), (1, 0.875)]);
-        assert_eq!(ply_shares(6, 15), [(1, 0.875), (2, 0.125)]);
-        assert_eq!(ply_shares(57, 15), [(13, 0.125), (14, 0.875)]);
-        assert_eq!(ply_shares(58, 15), [(14, 1.0), (14, 0.0)]);
-        assert_eq!(ply_shares(60, 15), [(14, 1.0), (14, 0.0)]);
+    fn unblend_finds_stages_that_read_as_the_plies() {
+        // Random stages of every count that divides 60, with ties respected: their per-ply
+        // reading unblends to stages with the same reading.
+        let layout = layout();
+        let mut rng = Rng::new(841);
         for stages in [1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60] {
-            for ply in 0..=60 {
-                let [(a, wa), (b, wb)] = ply_shares(ply, stages);
-                assert!((wa + wb - 1.0).abs() < 1e-6, "{stages} stages, ply {ply}");
-                assert!(wa > 0.0 && wb >= 0.0 && b >= a && b <= a + 1 && b < stages);
-                // The stage a position belongs to unblended is one of its two, and the
-                // larger share goes to the stage whose middle is nearer.
-                let own = stage_of(60 - ply.min(60) as u32, stages);
-                assert!(
-                    own == a || (own == b && wb > 0.0),
-                    "{stages} stages, ply {ply}"
-                );
+            let mut weights = Weights::zero(stages);
+            for stage in 0..stages {
+                weights.bias[stage] = rng.below(400) as i16 - 200;
+                // A sample of entries, extremes included (the clamp at 16 bits).
+                for entry in (0..layout.total).step_by(97) {
+                    let canonical = layout.canonical[entry] as usize;
+                    weights.tables[stage][canonical] = match rng.below(20) {
+                        0 => i16::MAX,
+                        1 => -i16::MAX,
+                        _ => rng.below(4001) as i16 - 2000,
+                    };
+                }
+                for entry in 0..layout.total {
+                    weights.tables[stage][entry] =
+                        weights.tables[stage][layout.canonical[entry] as usize];
+                }
+            }
+            let plies = weights.per_ply();
+            let found = unblend(&plies, stages).unwrap();
+            assert_eq!(found.per_ply(), plies, "{stages} stages");
+            // Stages that were whole numbers to begin with are found as they were, but for
+            // values the rounding leaves ambiguous (none in practice at 15 stages here).
+            if stages == 15 {
+                assert_eq!(found.bias, weights.bias);
             }
         }
-        // One stage per ply: every ply its own stage alone.
-        for ply in 0..60 {
-            assert_eq!(ply_shares(ply, 60), [(ply, 1.0), (ply, 0.0)]);
-        }
-    }
-
-    #[test]
-    fn per_ply_weights_move_linearly_between_stage_middles() {
-        // A bias and an entry rising by 8 units a stage rise by 2 units a ply between the
-        // first and last middles and stay flat outside them.
-        let mut stages = Weights::zero(15);
-        for stage in 0..15 {
-            stages.bias[stage] = 8 * stage as i16;
-            stages.tables[stage][123] = -16 * stage as i16;
-        }
-        let plies = per_ply(&stages);
-        assert_eq!(plies.stages(), 60);
-        for ply in 0..60 {
-            // 8 units a stage over 4 plies from ply 1.5: 2 * (ply - 1.5), clamped to 0..=112.
-            let expected = (2.0 * (ply as f32 - 1.5)).clamp(0.0, 112.0);
-            assert_eq!(plies.bias[ply], expected.round() as i16, "ply {ply}");
-            assert_eq!(
-                plies.tables[ply][123],
-                (-2.0 * expected).round() as i16,
-                "ply {ply}"
-            );
-            assert_eq!(plies.tables[ply][124], 0);
-        }
-        // Stages of one ply are left as they are.
-        assert_eq!(per_ply(&plies), plies);
-        // A term keeps its vectors and has its scales mixed like the biases (in 32 bits:
-        // 1 << 24 + 1 would not survive f32).
-        stages.interaction = Some(Interaction {
+        // Per-ply sets that are no blended reading of 15 stages are refused, naming the entry.
+        let mut plies = Weights::zero(60);
+        plies.tables[7][layout.mobility_offset] = 100;
+        let error = format!("{:#}", unblend(&plies, 15).unwrap_err());
+        assert!(error.contains("not a blended reading"), "{error}");
+        // A term's scales are not unblended.
+        plies.tables[7][layout.mobility_offset] = 0;
+        plies.interaction = Some(tsuru_core::eval::pattern::Interaction {
             shift: 20,
-            scales: (0..15).map(|stage| (1 << 24) + 1 + 8 * stage).collect(),
-            vectors: vec![[3; tsuru_core::eval::pattern::INTERACTION_DIM]; layout().total],
+            scales: vec![1; 60],
+            vectors: vec![[0; tsuru_core::eval::pattern::INTERACTION_DIM]; layout.total],
         });
-        let plies = per_ply(&stages);
-        let term = plies.interaction.as_ref().unwrap();
-        assert_eq!(term.shift, 20);
-        assert_eq!(term.vectors, stages.interaction.as_ref().unwrap().vectors);
-        for ply in 0..60 {
-            assert_eq!(
-                term.scales[ply],
-                (1 << 24) + 1 + i32::from(plies.bias[ply]),
-                "ply {ply}"
-            );
-        }
+        assert!(unblend(&plies, 15).is_err());
+        assert!(unblend(&Weights::zero(15), 15).is_err());
+        assert!(unblend(&Weights::zero(60), 7).is_err());
     }
 
     #[test]
