@@ -432,13 +432,11 @@ impl Weights {
     /// as they are. Panics unless the stage count divides 60.
     pub fn per_ply(&self) -> Weights {
         let count = self.stages();
-        let total = layout().total;
         let mut out = Weights::zero(stage_blend::PLIES);
         for ply in 0..stage_blend::PLIES {
             let shares = stage_blend::ply_shares(ply, count);
             out.bias[ply] = stage_blend::mix_i16(shares, |s| self.bias[s]);
-            let table = &mut out.tables[ply];
-            for (entry, value) in table.iter_mut().enumerate().take(total) {
+            for (entry, value) in out.tables[ply].iter_mut().enumerate() {
                 *value = stage_blend::mix_i16(shares, |s| self.tables[s][entry]);
             }
         }

@@ -36,16 +36,18 @@ pub fn unblend(plies: &Weights, stages: usize) -> Result<Weights> {
         plies.interaction.is_none(),
         "the weights have an interaction term; unblend the tables alone"
     );
+    let checked = checked_plies(stages);
     let mut out = Weights::zero(stages);
-    let bias = unblend_column(|ply| plies.bias[ply], stages)
+    let bias = unblend_column(|ply| plies.bias[ply], &checked)
         .context("the biases are not a blended reading")?;
     for (stage, value) in bias.into_iter().enumerate() {
         out.bias[stage] = value;
     }
     for entry in 0..layout().total {
-        let column = unblend_column(|ply| plies.tables[ply][entry], stages).with_context(|| {
-            format!("entry {entry} is not a blended reading of {stages} stages")
-        })?;
+        let column =
+            unblend_column(|ply| plies.tables[ply][entry], &checked).with_context(|| {
+                format!("entry {entry} is not a blended reading of {stages} stages")
+            })?;
         for (stage, value) in column.into_iter().enumerate() {
             out.tables[stage][entry] = value;
         }
@@ -57,52 +59,59 @@ pub fn unblend(plies: &Weights, stages: usize) -> Result<Weights> {
     Ok(out)
 }
 
+/// A ply's two stages and their shares ([`ply_shares`]).
+type Shares = [(usize, f32); 2];
+
+/// Per stage, the plies its value is checked on given the stage before, with their shares:
+/// those read from the two (with a share for this one) or from this one alone.
+fn checked_plies(stages: usize) -> Vec<Vec<(usize, Shares)>> {
+    (0..stages)
+        .map(|stage| {
+            (0..PLIES)
+                .map(|ply| (ply, ply_shares(ply, stages)))
+                .filter(|&(_, shares)| match shares {
+                    [(x, _), (_, 0.0)] => x == stage,
+                    [(x, _), (y, share)] => share > 0.0 && y == stage && x + 1 == stage,
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// Whole stage values whose blended reading is `at(ply)` for every ply, if there are any:
 /// stage by stage from the first, each stage's candidates those that, with some candidate of
 /// the stage before, give the value of every ply the two read (and of the plies it reads
-/// alone); then one chain traced back from the last stage.
-fn unblend_column(at: impl Fn(usize) -> i16, stages: usize) -> Option<Vec<i16>> {
-    // The plies a stage's value is checked on, given the stage before: those read from the
-    // two (with a share for this one) or from this one alone, with this stage's share.
-    let checked_on = |stage: usize| -> Vec<(usize, f32)> {
-        (0..PLIES)
-            .filter_map(|ply| match ply_shares(ply, stages) {
-                [(x, share), (_, other)] if other == 0.0 && x == stage => Some((ply, share)),
-                [(x, _), (y, share)] if share > 0.0 && y == stage && x + 1 == stage => {
-                    Some((ply, share))
-                }
-                _ => None,
-            })
-            .collect()
-    };
+/// alone; `checked` is [`checked_plies`]); then one chain traced back from the last stage.
+/// Values are those a weights file holds (-32767 to 32767).
+fn unblend_column(at: impl Fn(usize) -> i16, checked: &[Vec<(usize, Shares)>]) -> Option<Vec<i16>> {
+    let stages = checked.len();
+    // This stage's share of a ply (the first share where one stage alone reads it).
+    let share_of = |stage: usize, [(x, wx), (_, wy)]: Shares| if x == stage { wx } else { wy };
     // Per stage: (value, index of its predecessor among the previous stage's candidates).
     let mut candidates: Vec<Vec<(i16, usize)>> = Vec::with_capacity(stages);
-    for stage in 0..stages {
-        let plies = checked_on(stage);
+    for (stage, plies) in checked.iter().enumerate() {
         // Every stage has a ply leaning on it by half or more (the one nearest its middle).
-        let &(lean, lean_share) = plies.iter().max_by(|p, q| p.1.total_cmp(&q.1))?;
-        let previous = match stage {
-            0 => vec![(0i16, 0usize)],
-            _ => candidates[stage - 1].clone(),
+        let &(lean, lean_shares) = plies
+            .iter()
+            .max_by(|p, q| share_of(stage, p.1).total_cmp(&share_of(stage, q.1)))?;
+        let previous: &[(i16, usize)] = match stage {
+            0 => &[(0, 0)],
+            _ => &candidates[stage - 1],
         };
         let mut found: Vec<(i16, usize)> = Vec::new();
         for (parent, &(before, _)) in previous.iter().enumerate() {
-            let value_at = |ply: usize, value: i16| {
-                mix_i16(ply_shares(ply, stages), |s| {
-                    if s == stage {
-                        value
-                    } else {
-                        before
-                    }
-                })
+            let value_at = |shares: Shares, value: i16| {
+                mix_i16(shares, |s| if s == stage { value } else { before })
             };
             // The value the leaning ply implies, give or take its rounding.
-            let rest = f32::from(value_at(lean, 0));
-            let centre = ((f32::from(at(lean)) - rest) / lean_share).round() as i32;
-            for value in (centre - 3..=centre + 3).filter_map(|v| i16::try_from(v).ok()) {
+            let rest = f32::from(value_at(lean_shares, 0));
+            let centre = ((f32::from(at(lean)) - rest) / share_of(stage, lean_shares)).round();
+            let lowest = (centre as i32 - 3).max(-i32::from(i16::MAX));
+            let highest = (centre as i32 + 3).min(i32::from(i16::MAX));
+            for value in (lowest..=highest).map(|v| v as i16) {
                 let fits = plies
                     .iter()
-                    .all(|&(ply, _)| value_at(ply, value) == at(ply));
+                    .all(|&(ply, shares)| value_at(shares, value) == at(ply));
                 if fits && !found.iter().any(|&(v, _)| v == value) {
                     found.push((value, parent));
                 }
