@@ -502,6 +502,8 @@ fn the_shipped_term_round_trips_through_an_fm_model_file() {
     let (model, back) = (dir.join("term.fmm"), dir.join("back.tsi"));
     tables(&["--weights", &p(&term), "--export-fm", &p(&model)]);
     let record = tsuru_core::formats::fm_model::read(&model).unwrap();
+    // The shipped term is 8 wide; the engine reads it into wider rows, and writes it 8 wide.
+    assert_eq!(record.dim, 8);
     assert!(record.scales.iter().any(|&s| s != 0.0));
     let widest = record.scales.iter().fold(0f32, |m, s| m.max(s.abs()));
     assert!((0.5..=2.0).contains(&widest), "widest scale {widest}");
@@ -530,6 +532,7 @@ fn interaction_weights_file(dir: &std::path::Path) -> (PathBuf, Vec<u8>) {
         .map(|_| std::array::from_fn(|_| rng.below(201) as i16 - 100))
         .collect();
     weights.interaction = Some(Interaction {
+        dim: tsuru_core::eval::pattern::MAX_INTERACTION_DIM,
         shift: 20,
         scales: vec![3000; weights.stages()],
         vectors,
@@ -588,7 +591,7 @@ fn the_evaluation_cache_never_changes_a_search() {
 /// plays with them over GTP.
 #[test]
 fn weights_with_an_interaction_term_load_and_play() {
-    use tsuru_core::eval::pattern::{Interaction, INTERACTION_DIM};
+    use tsuru_core::eval::pattern::{Interaction, MAX_INTERACTION_DIM};
     let dir = dir("fm_play");
     let (path, bytes) = interaction_weights_file(&dir);
     let loaded = Weights::from_bytes(&bytes).unwrap();
@@ -617,7 +620,10 @@ fn weights_with_an_interaction_term_load_and_play() {
         moved > 20,
         "the term changed only {moved} of 40 values by a disc"
     );
-    assert_eq!(INTERACTION_DIM, 8);
+    assert_eq!(
+        loaded.interaction.as_ref().unwrap().dim,
+        MAX_INTERACTION_DIM
+    );
 
     let output = Command::new(TSURU)
         .args(["--gtp", "--no-book", "--eval-file", path.to_str().unwrap()])

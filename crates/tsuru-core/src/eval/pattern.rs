@@ -21,7 +21,8 @@
 //! layout is [`crate::formats::weights`].
 //!
 //! Weights may also hold an *interaction term* ([`Interaction`], a factorisation machine):
-//! every flat entry carries an [`INTERACTION_DIM`]-wide vector v (shared by all stages), and a
+//! every flat entry carries a vector v of [`Interaction::dim`] components, at most
+//! [`MAX_INTERACTION_DIM`] (shared by all stages), and a
 //! position whose look-ups are the entries 1..n gains `s * 2 * sum over pairs i < j of <v_i,
 //! v_j>`, with a scale s per stage (the exact form is [`Interaction`]'s). [`PatternEval`]
 //! evaluates it in the folded form: since
@@ -30,7 +31,10 @@
 //! so an evaluation adds one d-wide sum of rows at the look-ups it already makes and one
 //! squared norm. Rows are read only for the look-ups whose shape (or the mobility table) has
 //! a nonzero vector, so a term over a few shapes costs a few reads, and rows whose components
-//! all fit in 8 bits are kept in 8 bytes instead of 16 (the same values, half the memory).
+//! all fit in 8 bits are kept in 16 bytes instead of 32 (the same values, half the memory).
+//! Every row is [`MAX_INTERACTION_DIM`] wide whatever the term's width, its unused
+//! components zero, so one code path serves every width and a row stays one aligned read
+//! within a cache line.
 
 use std::sync::{Arc, OnceLock};
 
@@ -236,9 +240,19 @@ impl std::str::FromStr for WeightsId {
     }
 }
 
-/// Width of the interaction vectors this build evaluates (a file with another width is
-/// refused).
-pub const INTERACTION_DIM: usize = 8;
+/// The widest interaction vectors this build evaluates: a file's term may be 1 to this many
+/// components wide ([`Interaction::dim`]); a wider one is refused.
+pub const MAX_INTERACTION_DIM: usize = 16;
+
+/// A file's vector width as a count of components, or the error that names it.
+fn checked_dim(stored: u16) -> Result<usize> {
+    let dim = usize::from(stored);
+    ensure!(
+        (1..=MAX_INTERACTION_DIM).contains(&dim),
+        "interaction vectors {dim} wide; this build evaluates 1 to {MAX_INTERACTION_DIM}"
+    );
+    Ok(dim)
+}
 
 /// The interaction term of [`Weights`] (see the module doc). Its value for a position whose
 /// look-ups ([`features`]) are the entries `e_1 .. e_n` is, by definition,
@@ -253,12 +267,16 @@ pub const INTERACTION_DIM: usize = 8;
 /// half a unit per look-up and half for the sum ([`Interaction::FOLDING_ERROR`] units).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Interaction {
+    /// The vectors' width: 1 to [`MAX_INTERACTION_DIM`] components, the rest of each
+    /// stored vector zero (what a file holds and writes back).
+    pub dim: usize,
     /// The scales are divided by `2^shift` (1 to 62).
     pub shift: u32,
     /// Per stage: the scale.
     pub scales: Vec<i32>,
-    /// Per flat entry (`layout().total`; tied entries equal): the vector.
-    pub vectors: Vec<[i16; INTERACTION_DIM]>,
+    /// Per flat entry (`layout().total`; tied entries equal): the vector, zero from
+    /// component `dim` on.
+    pub vectors: Vec<[i16; MAX_INTERACTION_DIM]>,
 }
 
 impl Interaction {
@@ -273,8 +291,21 @@ impl Interaction {
     }
 
     /// Refuses terms whose arithmetic could overflow 64 bits, whose folded entries leave
-    /// the tables' 16 bits, or whose shape does not match the `weights`.
+    /// the tables' 16 bits, whose shape does not match the `weights`, or whose vectors have
+    /// components beyond their width.
     fn check(&self, weights: &Weights) -> Result<()> {
+        ensure!(
+            (1..=MAX_INTERACTION_DIM).contains(&self.dim),
+            "interaction vectors {} wide; this build evaluates 1 to {MAX_INTERACTION_DIM}",
+            self.dim
+        );
+        ensure!(
+            self.vectors
+                .iter()
+                .all(|v| v[self.dim..].iter().all(|&x| x == 0)),
+            "interaction vectors with components beyond their width {}",
+            self.dim
+        );
         ensure!(
             (1..=62).contains(&self.shift),
             "bad interaction shift {}",
@@ -305,7 +336,7 @@ impl Interaction {
             "interaction vectors too large for 16-bit sums (largest component {largest}, at most {})",
             i16::MAX as usize / FEATURES
         );
-        let norm = INTERACTION_DIM as i128 * (FEATURES as i128 * largest).pow(2);
+        let norm = self.dim as i128 * (FEATURES as i128 * largest).pow(2);
         ensure!(
             norm * scale < 1i128 << 62,
             "interaction vectors and scales too large for 64-bit sums"
@@ -335,7 +366,7 @@ impl Interaction {
     /// [`Interaction::by_definition`], computed through `|sum|^2 - sum of |v|^2` (exact in
     /// integers); for tools, not the search.
     pub fn value_of(&self, stage: usize, entries: &[u32]) -> i64 {
-        let mut sum = [0i64; INTERACTION_DIM];
+        let mut sum = [0i64; MAX_INTERACTION_DIM];
         let mut squares = 0i64;
         for &entry in entries {
             for (total, &v) in sum.iter_mut().zip(&self.vectors[entry as usize]) {
@@ -468,13 +499,13 @@ impl Weights {
             })
             .collect();
         let interaction = self.interaction.as_ref().map(|term| InteractionRecord {
-            dim: INTERACTION_DIM as u16,
+            dim: term.dim as u16,
             shift: term.shift as u16,
             scales: term.scales.clone(),
             vectors: layout
                 .canonical_entries
                 .iter()
-                .flat_map(|&entry| term.vectors[entry as usize])
+                .flat_map(|&entry| term.vectors[entry as usize][..term.dim].iter().copied())
                 .collect(),
         });
         WeightsRecord {
@@ -512,23 +543,20 @@ impl Weights {
             }
         }
         if let Some(stored) = record.interaction {
-            ensure!(
-                stored.dim as usize == INTERACTION_DIM,
-                "interaction vectors {} wide; this build evaluates {INTERACTION_DIM}",
-                stored.dim
-            );
-            let mut vectors = vec![[0i16; INTERACTION_DIM]; layout.total];
+            let dim = checked_dim(stored.dim)?;
+            let mut vectors = vec![[0i16; MAX_INTERACTION_DIM]; layout.total];
             for (&entry, values) in layout
                 .canonical_entries
                 .iter()
-                .zip(stored.vectors.chunks_exact(INTERACTION_DIM))
+                .zip(stored.vectors.chunks_exact(dim))
             {
-                vectors[entry as usize].copy_from_slice(values);
+                vectors[entry as usize][..dim].copy_from_slice(values);
             }
             for entry in 0..layout.total {
                 vectors[entry] = vectors[layout.canonical[entry] as usize];
             }
             let term = Interaction {
+                dim,
                 shift: u32::from(stored.shift),
                 scales: stored.scales,
                 vectors,
@@ -558,9 +586,9 @@ impl Weights {
             .interaction
             .as_ref()
             .context("the weights have no interaction term")?;
-        let mut vectors = Vec::with_capacity(layout.canonical_entries.len() * INTERACTION_DIM);
+        let mut vectors = Vec::with_capacity(layout.canonical_entries.len() * term.dim);
         for &entry in &layout.canonical_entries {
-            for &value in &term.vectors[entry as usize] {
+            for &value in &term.vectors[entry as usize][..term.dim] {
                 let value = i8::try_from(value).map_err(|_| {
                     anyhow::anyhow!(
                         "entry {entry}: component {value} does not fit a term file's 8 bits                          (quantise with --fm-compact)"
@@ -572,7 +600,7 @@ impl Weights {
         Ok(term_file::to_bytes(&TermRecord {
             pattern_set: layout.pattern_set_id,
             base,
-            dim: INTERACTION_DIM as u16,
+            dim: term.dim as u16,
             shift: term.shift as u16,
             scales: term.scales.clone(),
             vectors,
@@ -611,23 +639,22 @@ impl Weights {
             WeightsId(record.base),
             WeightsId(base_id)
         );
-        ensure!(
-            record.dim as usize == INTERACTION_DIM,
-            "interaction vectors {} wide; this build evaluates {INTERACTION_DIM}",
-            record.dim
-        );
-        let mut vectors = vec![[0i16; INTERACTION_DIM]; layout.total];
+        let dim = checked_dim(record.dim)?;
+        let mut vectors = vec![[0i16; MAX_INTERACTION_DIM]; layout.total];
         for (&entry, values) in layout
             .canonical_entries
             .iter()
-            .zip(record.vectors.chunks_exact(INTERACTION_DIM))
+            .zip(record.vectors.chunks_exact(dim))
         {
-            vectors[entry as usize] = std::array::from_fn(|d| i16::from(values[d]));
+            for (slot, &value) in vectors[entry as usize].iter_mut().zip(values) {
+                *slot = i16::from(value);
+            }
         }
         for entry in 0..layout.total {
             vectors[entry] = vectors[layout.canonical[entry] as usize];
         }
         let term_value = Interaction {
+            dim,
             shift: u32::from(record.shift),
             scales: record.scales,
             vectors,
@@ -650,16 +677,68 @@ pub struct PatternEval {
     interaction: Option<Arc<InteractionRows>>,
 }
 
-/// One interaction vector, aligned so that a row is one 16-byte load.
+/// One interaction vector, zero-padded to [`MAX_INTERACTION_DIM`] and aligned so that a row
+/// is two 16-byte loads in one cache line.
+#[derive(Clone, Copy)]
+#[repr(align(32))]
+struct Row([i16; MAX_INTERACTION_DIM]);
+
+/// One interaction vector whose components fit in 8 bits, zero-padded and aligned so that a
+/// row is one 16-byte load: half the memory of [`Row`], so that more of the rows stay in the
+/// cache.
 #[derive(Clone, Copy)]
 #[repr(align(16))]
-struct Row([i16; INTERACTION_DIM]);
+struct CompactRow([i8; MAX_INTERACTION_DIM]);
 
-/// One interaction vector whose components fit in 8 bits, aligned so that a row is one
-/// 8-byte load: half the memory of [`Row`], so that more of the rows stay in the cache.
+/// A sum of rows in 16-bit lanes that wrap (`Interaction::check` bounds every component so
+/// that 55 of them never do). On x86-64 a row is added with SSE2, which every such processor
+/// has, because left to itself the compiler adds a 16-wide row one component at a time
+/// (docs/training.md, "Wider vectors", gives the cost).
 #[derive(Clone, Copy)]
-#[repr(align(8))]
-struct CompactRow([i8; INTERACTION_DIM]);
+struct RowSum([i16; MAX_INTERACTION_DIM]);
+
+impl RowSum {
+    #[inline(always)]
+    fn add_compact(&mut self, row: &CompactRow) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: SSE2 is part of x86-64; both operands are 16 bytes, `row` is 16-aligned and
+        // the sum is read and written unaligned.
+        unsafe {
+            use std::arch::x86_64::*;
+            let r = _mm_load_si128(row.0.as_ptr() as *const __m128i);
+            let sign = _mm_cmpgt_epi8(_mm_setzero_si128(), r);
+            let sum = self.0.as_mut_ptr() as *mut __m128i;
+            let lo = _mm_add_epi16(_mm_loadu_si128(sum), _mm_unpacklo_epi8(r, sign));
+            let hi = _mm_add_epi16(_mm_loadu_si128(sum.add(1)), _mm_unpackhi_epi8(r, sign));
+            _mm_storeu_si128(sum, lo);
+            _mm_storeu_si128(sum.add(1), hi);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        for (total, &value) in self.0.iter_mut().zip(&row.0) {
+            *total = total.wrapping_add(i16::from(value));
+        }
+    }
+
+    #[inline(always)]
+    fn add(&mut self, row: &Row) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: SSE2 is part of x86-64; `row` is 32-aligned and the sum is read and written
+        // unaligned, 16 bytes at a time.
+        unsafe {
+            use std::arch::x86_64::*;
+            let r = row.0.as_ptr() as *const __m128i;
+            let sum = self.0.as_mut_ptr() as *mut __m128i;
+            let lo = _mm_add_epi16(_mm_loadu_si128(sum), _mm_load_si128(r));
+            let hi = _mm_add_epi16(_mm_loadu_si128(sum.add(1)), _mm_load_si128(r.add(1)));
+            _mm_storeu_si128(sum, lo);
+            _mm_storeu_si128(sum.add(1), hi);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        for (total, &value) in self.0.iter_mut().zip(&row.0) {
+            *total = total.wrapping_add(value);
+        }
+    }
+}
 
 /// The interaction term ready for look-ups: the rows per side to move (like the tables, the
 /// second half has the digits 1 and 2 swapped) and the scales.
@@ -898,43 +977,34 @@ impl InteractionRows {
         // The rows of the copies with vectors, in a loop of their own. (One generic helper for
         // both row widths was measured 11 % slower with the term, so the two loops stay.)
         let side = leaf.side.index() * layout.total;
-        let mut vector = [0i16; INTERACTION_DIM];
+        let mut vector = RowSum([0; MAX_INTERACTION_DIM]);
         let copies = &self.with_rows[..self.with_rows_len];
-        // `Interaction::check` bounds every component so that 55 of them never wrap.
+        let entry_of =
+            |copy: u8| layout.copy_offsets[copy as usize] + leaf.indices[copy as usize] as usize;
         if self.compact.is_empty() {
             let rows = &self.rows[side..side + layout.total];
-            let mut add = |entry: usize| {
-                for (total, &value) in vector.iter_mut().zip(&rows[entry].0) {
-                    *total = total.wrapping_add(value);
-                }
-            };
             if self.mobility_rows {
-                add(mobility);
+                vector.add(&rows[mobility]);
             }
             for &copy in copies {
-                add(layout.copy_offsets[copy as usize] + leaf.indices[copy as usize] as usize);
+                vector.add(&rows[entry_of(copy)]);
             }
         } else {
             let rows = &self.compact[side..side + layout.total];
-            let mut add = |entry: usize| {
-                for (total, &value) in vector.iter_mut().zip(&rows[entry].0) {
-                    *total = total.wrapping_add(i16::from(value));
-                }
-            };
             if self.mobility_rows {
-                add(mobility);
+                vector.add_compact(&rows[mobility]);
             }
             for &copy in copies {
-                add(layout.copy_offsets[copy as usize] + leaf.indices[copy as usize] as usize);
+                vector.add_compact(&rows[entry_of(copy)]);
             }
         }
-        self.value_of_sum(stage, &vector)
+        self.value_of_sum(stage, &vector.0)
     }
 
     /// `round(scale * |vector|^2 / 2^shift)` for the sum `vector` of the rows read: the
     /// folded term's share that depends on the position as a whole.
     #[inline]
-    fn value_of_sum(&self, stage: usize, vector: &[i16; INTERACTION_DIM]) -> i32 {
+    fn value_of_sum(&self, stage: usize, vector: &[i16; MAX_INTERACTION_DIM]) -> i32 {
         let norm: i64 = vector.iter().map(|&x| i64::from(x) * i64::from(x)).sum();
         let value = (self.scales[stage] * norm + (1i64 << (self.shift - 1))) >> self.shift;
         value.clamp(i64::from(i32::MIN / 4), i64::from(i32::MAX / 4)) as i32
@@ -1053,16 +1123,22 @@ mod tests {
         weights
     }
 
-    /// [`random_weights`] with a random interaction term (ties respected), its vectors and
-    /// scale large enough that the term moves values by tens of discs.
+    /// [`random_weights`] with a random interaction term [`MAX_INTERACTION_DIM`] wide (ties
+    /// respected), its vectors and scale large enough that the term moves values by tens of
+    /// discs.
     fn random_interaction_weights(seed: u64, stages: usize) -> Weights {
+        random_term_weights(seed, stages, MAX_INTERACTION_DIM)
+    }
+
+    /// [`random_weights`] with a random interaction term `dim` wide (ties respected).
+    fn random_term_weights(seed: u64, stages: usize, dim: usize) -> Weights {
         let layout = layout();
         let mut weights = random_weights(seed, stages);
         let mut rng = Rng::new(seed ^ 0x5eed);
-        let mut vectors = vec![[0i16; INTERACTION_DIM]; layout.total];
+        let mut vectors = vec![[0i16; MAX_INTERACTION_DIM]; layout.total];
         for &entry in &layout.canonical_entries {
-            for value in &mut vectors[entry as usize] {
-                *value = rng.below(601) as i16 - 300;
+            for value in &mut vectors[entry as usize][..dim] {
+                *value = rng.below(401) as i16 - 200;
             }
         }
         for entry in 0..layout.total {
@@ -1070,11 +1146,90 @@ mod tests {
         }
         let scales = (0..stages).map(|_| rng.below(4001) as i32 - 2000).collect();
         weights.interaction = Some(Interaction {
+            dim,
             shift: 16,
             scales,
             vectors,
         });
         weights
+    }
+
+    /// Terms of every width up to the widest are stored at their own width, read back
+    /// zero-padded to the same weights and evaluated as their definition, in weights files
+    /// and in term files; a width of 0 or beyond the widest, or a component beyond a term's
+    /// width, is refused.
+    #[test]
+    fn terms_narrower_than_the_widest_are_read_zero_padded() {
+        let mut rng = Rng::new(47);
+        let entries = layout().canonical_entries.len();
+        for dim in [1, 8, 9, MAX_INTERACTION_DIM] {
+            let weights = random_term_weights(dim as u64, 15, dim);
+            let bytes = weights.to_bytes();
+            let plain = Weights {
+                interaction: None,
+                ..weights.clone()
+            };
+            // The stages, then 2 bytes a component of each canonical entry, then a header
+            // (dim, shift) and 15 scales.
+            assert_eq!(
+                bytes.len() - plain.to_bytes().len(),
+                entries * dim * 2 + 4 + 15 * 4,
+                "dim {dim}"
+            );
+            let read = Weights::from_bytes(&bytes).unwrap();
+            assert_eq!(read, weights, "dim {dim}");
+            assert_eq!(read.interaction.as_ref().unwrap().dim, dim);
+            let eval = PatternEval::new(&weights);
+            for plies in [5, 25, 45] {
+                let board = random_board(&mut rng, plies);
+                let definition = weights.value_by_definition(&board);
+                assert!(
+                    (i64::from(eval.raw(&board)) - definition).abs() <= Interaction::FOLDING_ERROR,
+                    "dim {dim}"
+                );
+            }
+            // The same term with 8-bit components, in a term file.
+            let mut small = weights.clone();
+            let term = small.interaction.as_mut().unwrap();
+            for vector in term.vectors.iter_mut() {
+                *vector = vector.map(|x| x * 127 / 200);
+            }
+            let base_bytes = plain.to_bytes();
+            let term_bytes = small
+                .term_to_bytes(Weights::file_id(&base_bytes).unwrap())
+                .unwrap();
+            let (joined, _) = Weights::with_term_file(&base_bytes, &term_bytes).unwrap();
+            assert_eq!(joined, small, "dim {dim}");
+        }
+        let weights = random_term_weights(3, 3, 8);
+        // 17 wide: the file's own layout is sound, the width is not this build's.
+        let mut record = weights.record(false);
+        let stored = record.interaction.as_mut().unwrap();
+        stored.dim = MAX_INTERACTION_DIM as u16 + 1;
+        stored.vectors = vec![0; entries * (MAX_INTERACTION_DIM + 1)];
+        let error = Weights::from_bytes(&file::to_bytes(&record)).unwrap_err();
+        assert!(format!("{error:#}").contains("1 to 16"), "{error:#}");
+        let mut bad = weights.clone();
+        bad.interaction.as_mut().unwrap().dim = 0;
+        let error = bad
+            .interaction
+            .as_ref()
+            .unwrap()
+            .check(&weights)
+            .unwrap_err();
+        assert!(error.to_string().contains("1 to 16"), "{error}");
+        let mut beyond = weights.clone();
+        beyond.interaction.as_mut().unwrap().vectors[7][8] = 1;
+        let error = beyond
+            .interaction
+            .as_ref()
+            .unwrap()
+            .check(&weights)
+            .unwrap_err();
+        assert!(
+            error.to_string().contains("beyond their width 8"),
+            "{error}"
+        );
     }
 
     #[test]
@@ -1109,7 +1264,7 @@ mod tests {
         let mut weights = random_interaction_weights(5, 15);
         let term = weights.interaction.as_mut().unwrap();
         for vector in term.vectors.iter_mut() {
-            *vector = vector.map(|x| x * 127 / 300);
+            *vector = vector.map(|x| x * 127 / 200);
         }
         let mut base = weights.clone();
         base.interaction = None;
@@ -1136,9 +1291,11 @@ mod tests {
         let shipped = Weights::from_bytes(super::super::SHIPPED_WEIGHTS).unwrap();
         let shipped_id = Weights::file_id(super::super::SHIPPED_WEIGHTS).unwrap();
         let mut with_term = shipped.clone();
-        let mut vectors = vec![[0i16; INTERACTION_DIM]; layout().total];
-        vectors[layout().mobility_offset + 5 * MOBILITY_SIDE + 7] = [3, -2, 0, 0, 0, 0, 0, 1];
+        let mut vectors = vec![[0i16; MAX_INTERACTION_DIM]; layout().total];
+        vectors[layout().mobility_offset + 5 * MOBILITY_SIDE + 7] =
+            [3, -2, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0];
         with_term.interaction = Some(Interaction {
+            dim: 8,
             shift: 4,
             scales: vec![5; shipped.stages()],
             vectors,
@@ -1203,7 +1360,7 @@ mod tests {
             let term = weights.interaction.as_mut().unwrap();
             if compact {
                 for vector in term.vectors.iter_mut() {
-                    *vector = vector.map(|x| x * 127 / 300);
+                    *vector = vector.map(|x| x * 127 / 200);
                 }
             }
             let mut kept = Vec::new();
@@ -1214,10 +1371,10 @@ mod tests {
                 if name == "corner3x3" || name == "diag8" {
                     kept.push(copy as u8);
                 } else {
-                    term.vectors[start..start + size].fill([0; INTERACTION_DIM]);
+                    term.vectors[start..start + size].fill([0; MAX_INTERACTION_DIM]);
                 }
             }
-            term.vectors[layout.mobility_offset..].fill([0; INTERACTION_DIM]);
+            term.vectors[layout.mobility_offset..].fill([0; MAX_INTERACTION_DIM]);
             let eval = PatternEval::new(&weights);
             let rows = eval.interaction.as_ref().unwrap();
             assert_eq!(&rows.with_rows[..rows.with_rows_len], &kept[..]);
@@ -1324,9 +1481,10 @@ mod tests {
         // A term keeps its vectors and has its scales mixed like the biases (in 32 bits:
         // 1 << 24 + 1 would not survive f32).
         stages.interaction = Some(Interaction {
+            dim: MAX_INTERACTION_DIM,
             shift: 20,
             scales: (0..15).map(|stage| (1 << 24) + 1 + 8 * stage).collect(),
-            vectors: vec![[3; INTERACTION_DIM]; layout().total],
+            vectors: vec![[3; MAX_INTERACTION_DIM]; layout().total],
         });
         let plies = stages.per_ply();
         let term = plies.interaction.as_ref().unwrap();
@@ -1418,7 +1576,7 @@ mod tests {
             .vectors
             .iter_mut()
         {
-            *vector = vector.map(|x| x * 127 / 300);
+            *vector = vector.map(|x| x * 127 / 200);
         }
         let plain_bytes = plain.to_blended_bytes().unwrap();
         let base_id = Weights::file_id(&plain_bytes).unwrap();

@@ -334,7 +334,8 @@ mod tests {
         plies.interaction = Some(tsuru_core::eval::pattern::Interaction {
             shift: 20,
             scales: vec![1; 60],
-            vectors: vec![[0; tsuru_core::eval::pattern::INTERACTION_DIM]; layout.total],
+            dim: 8,
+            vectors: vec![[0; tsuru_core::eval::pattern::MAX_INTERACTION_DIM]; layout.total],
         });
         assert!(unblend(&plies, 15).is_err());
         assert!(unblend(&Weights::zero(15), 15).is_err());

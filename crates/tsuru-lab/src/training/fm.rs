@@ -11,7 +11,7 @@
 use anyhow::{ensure, Result};
 
 use crate::training::pattern_nets::quantise;
-use tsuru_core::eval::pattern::{layout, Interaction, Weights, INTERACTION_DIM};
+use tsuru_core::eval::pattern::{layout, Interaction, Weights, MAX_INTERACTION_DIM};
 use tsuru_core::formats::fm_model::FmModelRecord;
 use tsuru_core::score::UNITS_PER_DISC;
 
@@ -25,7 +25,8 @@ pub const LARGEST_COMPACT_COMPONENT: f64 = i8::MAX as f64;
 
 /// The weights of `record`: tables and biases quantised to Score units (canonical entries'
 /// values, ties made equal), the interaction term as described in the module doc. Error if the
-/// model is for another pattern set or layout, or of another width than the engine reads. A
+/// model is for another pattern set or layout, or wider than the engine reads
+/// ([`MAX_INTERACTION_DIM`]). A
 /// model whose scales or vectors are all zero gives weights without the term. `compact`
 /// quantises the vectors to 8-bit components ([`LARGEST_COMPACT_COMPONENT`]) instead of
 /// [`LARGEST_COMPONENT`]: coarser, and half the engine's memory for the rows.
@@ -48,10 +49,10 @@ pub fn quantise_model(record: &FmModelRecord, compact: bool) -> Result<Weights> 
         record.entries,
         layout.total
     );
+    let dim = record.dim;
     ensure!(
-        record.dim == INTERACTION_DIM,
-        "the model's vectors are {} wide; this build evaluates {INTERACTION_DIM}",
-        record.dim
+        (1..=MAX_INTERACTION_DIM).contains(&dim),
+        "the model's vectors are {dim} wide; this build evaluates 1 to {MAX_INTERACTION_DIM}"
     );
     let stages = record.bias.len();
     let mut weights = Weights::zero(stages);
@@ -77,11 +78,11 @@ pub fn quantise_model(record: &FmModelRecord, compact: bool) -> Result<Weights> 
     } else {
         1.0
     };
-    let mut vectors = vec![[0i16; INTERACTION_DIM]; layout.total];
+    let mut vectors = vec![[0i16; MAX_INTERACTION_DIM]; layout.total];
     for (entry, vector) in vectors.iter_mut().enumerate() {
         let canonical = layout.canonical[entry] as usize;
-        for (d, value) in vector.iter_mut().enumerate() {
-            let v = f64::from(record.vectors[canonical * INTERACTION_DIM + d]);
+        for (d, value) in vector[..dim].iter_mut().enumerate() {
+            let v = f64::from(record.vectors[canonical * dim + d]);
             *value = (v * q).round() as i16;
         }
     }
@@ -98,8 +99,7 @@ pub fn quantise_model(record: &FmModelRecord, compact: bool) -> Result<Weights> 
     };
     let mut shift = 40;
     let largest_q = (largest * q).round();
-    let norm =
-        INTERACTION_DIM as f64 * (tsuru_core::eval::pattern::FEATURES as f64 * largest_q).powi(2);
+    let norm = dim as f64 * (tsuru_core::eval::pattern::FEATURES as f64 * largest_q).powi(2);
     while shift > 1 {
         let scales = scale_at(shift);
         let widest = scales.iter().map(|s| s.unsigned_abs()).max().unwrap_or(0) as f64;
@@ -114,6 +114,7 @@ pub fn quantise_model(record: &FmModelRecord, compact: bool) -> Result<Weights> 
         "the model's scales are too large to quantise"
     );
     weights.interaction = Some(Interaction {
+        dim,
         shift,
         scales: scales.iter().map(|&s| s as i32).collect(),
         vectors,
@@ -127,15 +128,20 @@ pub fn quantise_model(record: &FmModelRecord, compact: bool) -> Result<Weights> 
 /// equals the engine's definition of the term (the folding's rounding aside). The vectors are
 /// the stored components divided by a power of two `q` chosen so that the largest scale is
 /// about 1 (the size a fit starts its scales at), so that `crates/tsuru-lab/scripts/fm_train.py
-/// --init` can go on from a shipped term; `q` a power of two keeps the way back exact.
+/// --init` can go on from a shipped term; `q` a power of two keeps the way back exact. The
+/// model is as wide as the term, or [`MAX_INTERACTION_DIM`] (all zero) for weights without one.
 pub fn model_of(weights: &Weights) -> FmModelRecord {
     let layout = layout();
     let discs = |v: i16| f32::from(v) / UNITS_PER_DISC as f32;
     let stages = weights.stages();
+    let dim = weights
+        .interaction
+        .as_ref()
+        .map_or(MAX_INTERACTION_DIM, |term| term.dim);
     let mut record = FmModelRecord {
         pattern_set: layout.pattern_set_id,
         entries: layout.total,
-        dim: INTERACTION_DIM,
+        dim,
         bias: weights.bias.iter().map(|&b| discs(b)).collect(),
         tables: weights
             .tables
@@ -143,7 +149,7 @@ pub fn model_of(weights: &Weights) -> FmModelRecord {
             .map(|table| table.iter().map(|&v| discs(v)).collect())
             .collect(),
         scales: vec![0.0; stages],
-        vectors: vec![0.0; layout.total * INTERACTION_DIM],
+        vectors: vec![0.0; layout.total * dim],
     };
     let Some(term) = &weights.interaction else {
         return record;
@@ -167,8 +173,8 @@ pub fn model_of(weights: &Weights) -> FmModelRecord {
         .map(|&s| (f64::from(s) * q * q / unit) as f32)
         .collect();
     for (entry, vector) in term.vectors.iter().enumerate() {
-        for (d, &x) in vector.iter().enumerate() {
-            record.vectors[entry * INTERACTION_DIM + d] = (f64::from(x) / q) as f32;
+        for (d, &x) in vector[..dim].iter().enumerate() {
+            record.vectors[entry * dim + d] = (f64::from(x) / q) as f32;
         }
     }
     record
@@ -189,19 +195,21 @@ mod tests {
         for &e in &entries {
             value += f64::from(record.tables[stage][e as usize]);
         }
-        let v = |e: u32, d: usize| f64::from(record.vectors[e as usize * INTERACTION_DIM + d]);
+        let dim = record.dim;
+        let v = |e: u32, d: usize| f64::from(record.vectors[e as usize * dim + d]);
         let mut pairs = 0.0;
         for (i, &a) in entries.iter().enumerate() {
             for &b in &entries[i + 1..] {
-                pairs += (0..INTERACTION_DIM).map(|d| v(a, d) * v(b, d)).sum::<f64>();
+                pairs += (0..dim).map(|d| v(a, d) * v(b, d)).sum::<f64>();
             }
         }
         value + f64::from(record.scales[stage]) * pairs
     }
 
     /// A model of 15 stages with uniform random values: biases within 3 discs, table entries
-    /// within 4, scales within `scales` and vector components within `components`.
-    fn random_model(seed: u64, scales: f32, components: f32) -> FmModelRecord {
+    /// within 4, scales within `scales` and vector components (`dim` of them) within
+    /// `components`.
+    fn random_model(seed: u64, scales: f32, components: f32, dim: usize) -> FmModelRecord {
         let layout = layout();
         let mut rng = Rng::new(seed);
         let mut uniform = |scale: f32| (rng.below(20001) as f32 / 10000.0 - 1.0) * scale;
@@ -209,13 +217,13 @@ mod tests {
         FmModelRecord {
             pattern_set: layout.pattern_set_id,
             entries: layout.total,
-            dim: INTERACTION_DIM,
+            dim,
             bias: (0..stages).map(|_| uniform(3.0)).collect(),
             tables: (0..stages)
                 .map(|_| (0..layout.total).map(|_| uniform(4.0)).collect())
                 .collect(),
             scales: (0..stages).map(|_| uniform(scales)).collect(),
-            vectors: (0..layout.total * INTERACTION_DIM)
+            vectors: (0..layout.total * dim)
                 .map(|_| uniform(components))
                 .collect(),
         }
@@ -223,8 +231,8 @@ mod tests {
 
     #[test]
     fn quantised_weights_value_positions_as_the_model_does() {
-        let record = random_model(53, 1.5, 0.2);
-        for compact in [false, true] {
+        for (dim, compact) in [(8, false), (8, true), (MAX_INTERACTION_DIM, true)] {
+            let record = random_model(53, 1.5, 0.2, dim);
             let weights = quantise_model(&record, compact).unwrap();
             let largest = weights
                 .interaction
@@ -256,22 +264,26 @@ mod tests {
             // 1/254 when compact).
             assert!(
                 worst < 60.0,
-                "compact {compact}: worst difference {worst} units"
+                "{dim} wide, compact {compact}: worst difference {worst} units"
             );
         }
     }
 
     #[test]
     fn weights_read_back_as_a_model_quantise_to_themselves() {
-        let record = random_model(61, 0.7, 0.3);
-        for compact in [false, true] {
-            let weights = quantise_model(&record, compact).unwrap();
-            let model = model_of(&weights);
-            let widest = model.scales.iter().fold(0f32, |m, s| m.max(s.abs()));
-            assert!((0.5..=2.0).contains(&widest), "widest scale {widest}");
-            let again = quantise_model(&model, compact).unwrap();
-            assert_eq!(again.to_bytes(), weights.to_bytes(), "compact {compact}");
+        for dim in [3, 8, MAX_INTERACTION_DIM] {
+            let record = random_model(61, 0.7, 0.3, dim);
+            for compact in [false, true] {
+                let weights = quantise_model(&record, compact).unwrap();
+                let model = model_of(&weights);
+                assert_eq!(model.dim, dim);
+                let widest = model.scales.iter().fold(0f32, |m, s| m.max(s.abs()));
+                assert!((0.5..=2.0).contains(&widest), "widest scale {widest}");
+                let again = quantise_model(&model, compact).unwrap();
+                assert_eq!(again.to_bytes(), weights.to_bytes(), "{dim}, {compact}");
+            }
         }
+        let record = random_model(61, 0.7, 0.3, 8);
         // Weights without a term read back with zero vectors and scales.
         let mut plain = quantise_model(&record, false).unwrap();
         plain.interaction = None;
@@ -289,21 +301,21 @@ mod tests {
         let record = FmModelRecord {
             pattern_set: layout.pattern_set_id ^ 1,
             entries: layout.total,
-            dim: INTERACTION_DIM,
+            dim: 8,
             bias: vec![0.0],
             tables: vec![vec![0.0; layout.total]],
             scales: vec![0.0],
-            vectors: vec![0.0; layout.total * INTERACTION_DIM],
+            vectors: vec![0.0; layout.total * 8],
         };
         let error = quantise_model(&record, false).unwrap_err().to_string();
         assert!(error.contains("pattern set"), "{error}");
         let wide = FmModelRecord {
             pattern_set: layout.pattern_set_id,
-            dim: 4,
-            vectors: vec![0.0; layout.total * 4],
+            dim: MAX_INTERACTION_DIM + 1,
+            vectors: vec![0.0; layout.total * (MAX_INTERACTION_DIM + 1)],
             ..record
         };
         let error = quantise_model(&wide, false).unwrap_err().to_string();
-        assert!(error.contains("wide"), "{error}");
+        assert!(error.contains("17 wide"), "{error}");
     }
 }
