@@ -244,14 +244,38 @@ impl std::str::FromStr for WeightsId {
 /// components wide ([`Interaction::dim`]); a wider one is refused.
 pub const MAX_INTERACTION_DIM: usize = 16;
 
-/// A file's vector width as a count of components, or the error that names it.
-fn checked_dim(stored: u16) -> Result<usize> {
-    let dim = usize::from(stored);
+/// `dim` if this build evaluates vectors that wide (1 to [`MAX_INTERACTION_DIM`]), else the
+/// error that names it.
+fn checked_dim(dim: usize) -> Result<usize> {
     ensure!(
         (1..=MAX_INTERACTION_DIM).contains(&dim),
         "interaction vectors {dim} wide; this build evaluates 1 to {MAX_INTERACTION_DIM}"
     );
     Ok(dim)
+}
+
+/// Every flat entry's vector from a file's `dim` components per canonical entry (in file
+/// order), zero-padded to [`MAX_INTERACTION_DIM`], tied entries given their canonical one's.
+/// `dim` must have passed [`checked_dim`].
+fn padded_vectors<T: Copy + Into<i16>>(
+    dim: usize,
+    stored: &[T],
+) -> Vec<[i16; MAX_INTERACTION_DIM]> {
+    let layout = layout();
+    let mut vectors = vec![[0i16; MAX_INTERACTION_DIM]; layout.total];
+    for (&entry, values) in layout
+        .canonical_entries
+        .iter()
+        .zip(stored.chunks_exact(dim))
+    {
+        for (slot, &value) in vectors[entry as usize].iter_mut().zip(values) {
+            *slot = value.into();
+        }
+    }
+    for entry in 0..layout.total {
+        vectors[entry] = vectors[layout.canonical[entry] as usize];
+    }
+    vectors
 }
 
 /// The interaction term of [`Weights`] (see the module doc). Its value for a position whose
@@ -294,11 +318,7 @@ impl Interaction {
     /// the tables' 16 bits, whose shape does not match the `weights`, or whose vectors have
     /// components beyond their width.
     fn check(&self, weights: &Weights) -> Result<()> {
-        ensure!(
-            (1..=MAX_INTERACTION_DIM).contains(&self.dim),
-            "interaction vectors {} wide; this build evaluates 1 to {MAX_INTERACTION_DIM}",
-            self.dim
-        );
+        checked_dim(self.dim)?;
         ensure!(
             self.vectors
                 .iter()
@@ -543,23 +563,12 @@ impl Weights {
             }
         }
         if let Some(stored) = record.interaction {
-            let dim = checked_dim(stored.dim)?;
-            let mut vectors = vec![[0i16; MAX_INTERACTION_DIM]; layout.total];
-            for (&entry, values) in layout
-                .canonical_entries
-                .iter()
-                .zip(stored.vectors.chunks_exact(dim))
-            {
-                vectors[entry as usize][..dim].copy_from_slice(values);
-            }
-            for entry in 0..layout.total {
-                vectors[entry] = vectors[layout.canonical[entry] as usize];
-            }
+            let dim = checked_dim(usize::from(stored.dim))?;
             let term = Interaction {
                 dim,
                 shift: u32::from(stored.shift),
                 scales: stored.scales,
-                vectors,
+                vectors: padded_vectors(dim, &stored.vectors),
             };
             term.check(&weights)?;
             weights.interaction = Some(term);
@@ -639,25 +648,12 @@ impl Weights {
             WeightsId(record.base),
             WeightsId(base_id)
         );
-        let dim = checked_dim(record.dim)?;
-        let mut vectors = vec![[0i16; MAX_INTERACTION_DIM]; layout.total];
-        for (&entry, values) in layout
-            .canonical_entries
-            .iter()
-            .zip(record.vectors.chunks_exact(dim))
-        {
-            for (slot, &value) in vectors[entry as usize].iter_mut().zip(values) {
-                *slot = i16::from(value);
-            }
-        }
-        for entry in 0..layout.total {
-            vectors[entry] = vectors[layout.canonical[entry] as usize];
-        }
+        let dim = checked_dim(usize::from(record.dim))?;
         let term_value = Interaction {
             dim,
             shift: u32::from(record.shift),
             scales: record.scales,
-            vectors,
+            vectors: padded_vectors(dim, &record.vectors),
         };
         term_value.check(&base)?;
         base.interaction = Some(term_value);
