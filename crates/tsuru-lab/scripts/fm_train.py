@@ -90,9 +90,14 @@ class Model(torch.nn.Module):
     """Tables as embeddings with sparse gradients (a step touches only the rows its batch
     reads), vectors shared by the stages, a scale per stage."""
 
-    def __init__(self, entries, stages, dim, init=None, columns=None, init_term=False):
+    def __init__(self, entries, stages, dim, init=None, columns=None, init_term=False, head=None):
         super().__init__()
         self.entries, self.stages, self.dim = entries, stages, dim
+        # An experimental network head over the vectors' sum (issue 84, rung c): None, or
+        # ("lanes", 0) for a clipped ReLU of each lane, or ("mlp", H) for H clipped-ReLU
+        # units each mixing all lanes; per stage, its output weights starting at zero so
+        # that the fit starts from the term alone.
+        self.head = head
         # The look-ups (columns of a record) that carry vectors; None: all of them.
         self.columns = columns
         self.linear = torch.nn.Embedding(entries * stages, 1, sparse=True)
@@ -111,6 +116,15 @@ class Model(torch.nn.Module):
                 with torch.no_grad():
                     self.vectors.weight.copy_(torch.from_numpy(init["vectors"]))
                     self.scale.copy_(torch.from_numpy(init["scales"]))
+            if head is not None:
+                kind, hidden = head
+                units = dim if kind == "lanes" else hidden
+                if kind == "mlp":
+                    self.head_in = torch.nn.Parameter(torch.randn(stages, units, dim) / dim**0.5)
+                else:
+                    self.head_gain = torch.nn.Parameter(torch.ones(stages, units))
+                self.head_bias = torch.nn.Parameter(torch.zeros(stages, units))
+                self.head_out = torch.nn.Parameter(torch.zeros(stages, units))
 
     def forward(self, lookups, stage):
         value = self.linear(lookups + (stage * self.entries)[:, None]).sum((1, 2)) + self.bias[stage]
@@ -119,6 +133,13 @@ class Model(torch.nn.Module):
             total = rows.sum(1)
             pairs = 0.5 * (total.pow(2).sum(1) - rows.pow(2).sum((1, 2)))
             value = value + self.scale[stage] * pairs
+            if self.head is not None:
+                if self.head[0] == "mlp":
+                    total = torch.einsum("bd,bhd->bh", total, self.head_in[stage])
+                else:
+                    total = total * self.head_gain[stage]
+                hidden = torch.clamp(total + self.head_bias[stage], 0.0, 1.0)
+                value = value + (hidden * self.head_out[stage]).sum(1)
         return value
 
     def optimisers(self, lr, freeze_tables=False):
@@ -176,6 +197,9 @@ def main():
     parser.add_argument("--freeze-tables", action="store_true",
                         help="keep the tables and biases of --init as they are and fit the term alone "
                         "(the weights then differ from --init only by the term)")
+    parser.add_argument("--head", help="experimental: 'lanes' (a clipped ReLU of each lane of the vectors' "
+                        "sum) or 'mlp:H' (H clipped-ReLU units over all lanes), per stage, added to the term; "
+                        "measured on held-out error only: the model file does not hold it")
     parser.add_argument("--fm-shapes", help="comma-separated shape numbers (their order in the samples' header) "
                         "whose look-ups carry vectors, 'm' for the mobility table; default all: a term over "
                         "fewer look-ups costs the engine fewer row reads")
@@ -239,7 +263,11 @@ def main():
     print(f"{int(rare.sum())} entries with vectors read fewer than {args.min_count} times: written as zero", flush=True)
     entry_mask[rare] = 0.0
     del counts
-    model = Model(entries, args.stages, args.dim, init, columns, inherited).to(device)
+    head = None
+    if args.head:
+        kind, _, hidden = args.head.partition(":")
+        head = (kind, int(hidden or 0))
+    model = Model(entries, args.stages, args.dim, init, columns, inherited, head).to(device)
     print(f"start: held-out MAE {mae(model, held, args.batch):.3f}", flush=True)
     optimisers = model.optimisers(args.lr, args.freeze_tables)
     n = len(train[2])
