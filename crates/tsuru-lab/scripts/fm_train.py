@@ -181,7 +181,8 @@ def main():
     parser.add_argument("--init", help="a model file to start the tables and biases from (and the term, "
                         "when it has one as wide as --dim)")
     parser.add_argument("--dim", type=int, default=8, help="vector width; 0 fits the tables alone")
-    parser.add_argument("--stages", type=int, default=15)
+    parser.add_argument("--stages", type=int, default=15,
+                        help="stages by ply; an --init with fewer stages that divide this is split into them")
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--time", type=float, help="stop after the epoch that passes S seconds")
     parser.add_argument("--batch", type=int, default=4096)
@@ -215,6 +216,15 @@ def main():
     records = np.asarray(records[::step])
     init = read_model(args.init) if args.init else None
     if init is not None:
+        given = init["tables"].shape[0]
+        if given != args.stages and given and args.stages % given == 0:
+            # Each of the model's stages split into --stages / its count equal stages (stage
+            # t of 15 covers the plies of stages 2t and 2t+1 of 30), the same values to start.
+            k = args.stages // given
+            print(f"--init's {given} stages split into {args.stages}", flush=True)
+            for key in ("bias", "scales"):
+                init[key] = np.repeat(init[key], k)
+            init["tables"] = np.repeat(init["tables"], k, axis=0)
         if init["pattern_set"] != header["pattern_set"] or init["tables"].shape != (args.stages, entries):
             raise SystemExit("--init is for another pattern set or shape")
     to = lambda a, dtype: torch.from_numpy(a.astype(dtype)).to(device)
