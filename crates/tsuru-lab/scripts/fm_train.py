@@ -205,6 +205,15 @@ def main():
                         "whose look-ups carry vectors, 'm' for the mobility table; default all: a term over "
                         "fewer look-ups costs the engine fewer row reads")
     args = parser.parse_args()
+    # Checked before the samples are read (minutes for a large file).
+    head = None
+    if args.head:
+        kind, _, hidden = args.head.partition(":")
+        if not (kind == "lanes" and not hidden or kind == "mlp" and hidden.isdigit() and int(hidden) > 0):
+            raise SystemExit(f"--head {args.head}: give 'lanes' or 'mlp:H' with H at least 1")
+        if not args.dim:
+            raise SystemExit("--head needs a term (--dim at least 1): it reads the vectors' sum")
+        head = (kind, int(hidden or 0))
     torch.manual_seed(53)
     torch.set_num_threads(args.threads)
     device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -273,10 +282,6 @@ def main():
     print(f"{int(rare.sum())} entries with vectors read fewer than {args.min_count} times: written as zero", flush=True)
     entry_mask[rare] = 0.0
     del counts
-    head = None
-    if args.head:
-        kind, _, hidden = args.head.partition(":")
-        head = (kind, int(hidden or 0))
     model = Model(entries, args.stages, args.dim, init, columns, inherited, head).to(device)
     print(f"start: held-out MAE {mae(model, held, args.batch):.3f}", flush=True)
     optimisers = model.optimisers(args.lr, args.freeze_tables)
@@ -321,6 +326,8 @@ def main():
     arrays = (arrays[0], arrays[1], scales, arrays[3] * entry_mask[:, None])
     write_model(args.out, header["pattern_set"], *arrays)
     print(f"wrote {args.out}: epoch {epoch}, held-out MAE {held_mae:.4f}", flush=True)
+    if head is not None:
+        print("the head is not in the model file: its held-out MAE above includes the head, the file's does not", flush=True)
 
 
 if __name__ == "__main__":
