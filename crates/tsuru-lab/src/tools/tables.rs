@@ -28,7 +28,8 @@
 //!
 //! `--check` prints the mean absolute error of the generated (quantised) weights on the
 //! samples file's training and held-out records, which the trainer's own figures must match:
-//! a check that the tables are the networks the trainer measured.
+//! a check that the tables are the networks the trainer measured. It then breaks the
+//! held-out error down by empties, which says where in the game one model gains on another.
 
 use std::path::{Path, PathBuf};
 
@@ -69,14 +70,14 @@ pub const SPEC: ToolSpec = ToolSpec {
         ToolOption::new(
             "--term-base",
             "FILE",
-            "with --fm and --fm-compact: the weights whose tables the model kept
+            "with --fm and --fm-compact: the weights whose tables the model kept\n\
              (fitted with --freeze-tables); --out gets the term alone (a term file)",
         ),
         ToolOption::new("--out", "FILE", "the weights file to write (required)"),
         ToolOption::new(
             "--weights",
             "FILE",
-            "instead of --nets and --out: a weights file to measure (or a term
+            "instead of --nets and --out: a weights file to measure (or a term\n\
              file, with the compiled-in weights)",
         ),
         ToolOption::new(
@@ -103,7 +104,8 @@ pub const SPEC: ToolSpec = ToolSpec {
             "--check",
             "SAMPLES",
             "print the generated weights' mean absolute error on a samples\n\
-             file (tsuru train --export-samples)",
+             file (tsuru train --export-samples), and the held-out records'\n\
+             by empties (0-9, 10-19, ..., 50-60)",
         ),
     ],
     notes: "",
@@ -290,19 +292,84 @@ fn measure(weights: &Weights, check: Option<&Path>, validation: Option<&Path>) -
     Ok(())
 }
 
-/// Prints the mean absolute errors of `weights` on the samples file at `path`.
+/// Prints the mean absolute errors of `weights` on the samples file at `path`, then the
+/// held-out error by empties (where a model gains or loses against another).
 fn report(weights: &Weights, path: &Path) -> Result<()> {
     let samples = samples::read(path)?;
-    let (train, held) = mean_errors(weights, &samples)?;
+    let errors = mean_errors(weights, &samples)?;
     tsuru_core::outln!(
-        "{}: mean absolute error {train:.4} on training records, {held:.4} held out",
-        path.display()
+        "{}: mean absolute error {:.4} on training records, {:.4} held out",
+        path.display(),
+        errors.training.mean(),
+        errors.held_out.mean()
     )?;
+    tsuru_core::outln!("held out by empties: empties  positions  mean absolute error")?;
+    for (bucket, sum) in errors.held_out_by_empties.iter().enumerate() {
+        if sum.count > 0 {
+            let (low, high) = empties_bucket_range(bucket);
+            tsuru_core::outln!(
+                "{:>28}  {:>9}  {:>19.4}",
+                format!("{low}-{high}"),
+                sum.count,
+                sum.mean()
+            )?;
+        }
+    }
     Ok(())
 }
 
-/// The mean absolute errors in discs of `weights` on the training and held-out records.
-fn mean_errors(weights: &Weights, samples: &samples::Samples) -> Result<(f64, f64)> {
+/// Width in empties of the buckets of the held-out breakdown.
+const EMPTIES_BUCKET: usize = 10;
+
+/// Buckets of the held-out breakdown: 0-9, 10-19, ..., 50-60 (60 empties joins the last).
+const EMPTIES_BUCKETS: usize = 6;
+
+/// The bucket of a position with `empties` empty squares.
+fn empties_bucket(empties: u8) -> usize {
+    (usize::from(empties) / EMPTIES_BUCKET).min(EMPTIES_BUCKETS - 1)
+}
+
+/// The first and last count of empties of `bucket`.
+fn empties_bucket_range(bucket: usize) -> (usize, usize) {
+    let low = bucket * EMPTIES_BUCKET;
+    let high = if bucket + 1 == EMPTIES_BUCKETS {
+        60
+    } else {
+        low + EMPTIES_BUCKET - 1
+    };
+    (low, high)
+}
+
+/// A sum of absolute errors and the number of records in it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct ErrorSum {
+    sum: f64,
+    count: u64,
+}
+
+impl ErrorSum {
+    fn add(&mut self, error: f64) {
+        self.sum += error;
+        self.count += 1;
+    }
+
+    /// The mean absolute error (0 for no records).
+    fn mean(&self) -> f64 {
+        self.sum / self.count.max(1) as f64
+    }
+}
+
+/// The errors of weights on a samples file: training and held-out records, and the held-out
+/// records by bucket of empties ([`empties_bucket`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct SampleErrors {
+    training: ErrorSum,
+    held_out: ErrorSum,
+    held_out_by_empties: [ErrorSum; EMPTIES_BUCKETS],
+}
+
+/// The absolute errors in discs of `weights` on the training and held-out records.
+fn mean_errors(weights: &Weights, samples: &samples::Samples) -> Result<SampleErrors> {
     let layout = layout();
     // The same pattern set (shapes and squares) and the same copies in the same order: the
     // build's own offsets then place every look-up.
@@ -321,7 +388,7 @@ fn mean_errors(weights: &Weights, samples: &samples::Samples) -> Result<(f64, f6
         samples.layout.copies == copies,
         "the samples' pattern copies are not this build's"
     );
-    let mut sums = [(0.0f64, 0u64); 2];
+    let mut errors = SampleErrors::default();
     for record in &samples.records {
         let stage = stage_of(u32::from(record.empties), weights.stages());
         let table = &weights.tables[stage];
@@ -343,10 +410,81 @@ fn mean_errors(weights: &Weights, samples: &samples::Samples) -> Result<(f64, f6
             raw += term.value_of(stage, &entries);
         }
         let error = (raw as f64 / f64::from(UNITS_PER_DISC) - f64::from(record.label)).abs();
-        let sum = &mut sums[usize::from(record.held_out)];
-        sum.0 += error;
-        sum.1 += 1;
+        if record.held_out {
+            errors.held_out.add(error);
+            errors.held_out_by_empties[empties_bucket(record.empties)].add(error);
+        } else {
+            errors.training.add(error);
+        }
     }
-    let mean = |(sum, count): (f64, u64)| sum / count.max(1) as f64;
-    Ok((mean(sums[0]), mean(sums[1])))
+    Ok(errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tsuru_core::formats::samples::{SampleRecord, Samples, LOOKUPS};
+
+    #[test]
+    fn empties_buckets_cover_every_count_once() {
+        assert_eq!(empties_bucket(0), 0);
+        assert_eq!(empties_bucket(9), 0);
+        assert_eq!(empties_bucket(10), 1);
+        assert_eq!(empties_bucket(49), 4);
+        assert_eq!(empties_bucket(50), 5);
+        assert_eq!(empties_bucket(60), 5);
+        assert_eq!(empties_bucket_range(0), (0, 9));
+        assert_eq!(empties_bucket_range(4), (40, 49));
+        assert_eq!(empties_bucket_range(5), (50, 60));
+        for empties in 0..=60u8 {
+            let (low, high) = empties_bucket_range(empties_bucket(empties));
+            assert!((low..=high).contains(&usize::from(empties)), "{empties}");
+        }
+    }
+
+    /// Constant weights (a bias of 2 discs, every table zero) err by |2 - label| on each record;
+    /// the held-out records, and only they, fill the buckets of their empties.
+    #[test]
+    fn sample_errors_split_training_held_out_and_empties() {
+        let samples_layout = crate::tools::train::build_samples_layout();
+        let record = |empties: u8, label: i8, held_out: bool| SampleRecord {
+            lookups: [0; LOOKUPS],
+            empties,
+            label,
+            held_out,
+        };
+        let samples = Samples {
+            layout: samples_layout,
+            records: vec![
+                record(30, 10, false), // error 8, training
+                record(5, 4, true),    // error 2, bucket 0
+                record(8, -2, true),   // error 4, bucket 0
+                record(60, 2, true),   // error 0, bucket 5
+                record(55, 7, true),   // error 5, bucket 5
+            ],
+        };
+        let mut weights = Weights::zero(1);
+        weights.bias[0] = (2 * UNITS_PER_DISC) as _;
+        let errors = mean_errors(&weights, &samples).unwrap();
+        assert_eq!(errors.training, ErrorSum { sum: 8.0, count: 1 });
+        assert_eq!(
+            errors.held_out,
+            ErrorSum {
+                sum: 11.0,
+                count: 4
+            }
+        );
+        assert_eq!(errors.held_out.mean(), 2.75);
+        assert_eq!(
+            errors.held_out_by_empties[0],
+            ErrorSum { sum: 6.0, count: 2 }
+        );
+        assert_eq!(
+            errors.held_out_by_empties[5],
+            ErrorSum { sum: 5.0, count: 2 }
+        );
+        for bucket in 1..5 {
+            assert_eq!(errors.held_out_by_empties[bucket].count, 0, "{bucket}");
+        }
+    }
 }

@@ -400,9 +400,7 @@ fn blended_weights(options: &Options, set: &PositionSet, start: Vec<StageFit>) -
 
 /// Writes the training and held-out positions as a samples file (`--export-samples`).
 fn export_samples(path: &Path, set: &PositionSet) -> Result<()> {
-    use tsuru_core::board::patterns::{pattern_tables, SHAPES};
-    use tsuru_core::eval::pattern::MOBILITY_SIDE;
-    use tsuru_core::formats::samples::{self, SampleRecord, SamplesLayout, LOOKUPS};
+    use tsuru_core::formats::samples::{self, SampleRecord, LOOKUPS};
     let layout = layout();
     let records = |positions: &[Labelled]| -> Vec<SampleRecord> {
         positions
@@ -424,16 +422,7 @@ fn export_samples(path: &Path, set: &PositionSet) -> Result<()> {
             })
             .collect()
     };
-    let samples_layout = SamplesLayout {
-        pattern_set: layout.pattern_set_id,
-        shapes: SHAPES.iter().map(|s| s.squares.len() as u8).collect(),
-        copies: pattern_tables()
-            .copies
-            .iter()
-            .map(|copy| copy.shape as u8)
-            .collect(),
-        mobility: MOBILITY_SIDE as u16,
-    };
+    let samples_layout = build_samples_layout();
     let (train, held) = (records(&set.train), records(&set.held_out));
     samples::write(path, &samples_layout, &train, &held)?;
     eprintln!(
@@ -443,6 +432,23 @@ fn export_samples(path: &Path, set: &PositionSet) -> Result<()> {
         held.len()
     );
     Ok(())
+}
+
+/// The samples-file layout of this build's pattern set (what `--export-samples` writes and
+/// `tsuru tables --check` requires).
+pub(super) fn build_samples_layout() -> tsuru_core::formats::samples::SamplesLayout {
+    use tsuru_core::board::patterns::{pattern_tables, SHAPES};
+    use tsuru_core::eval::pattern::MOBILITY_SIDE;
+    tsuru_core::formats::samples::SamplesLayout {
+        pattern_set: layout().pattern_set_id,
+        shapes: SHAPES.iter().map(|s| s.squares.len() as u8).collect(),
+        copies: pattern_tables()
+            .copies
+            .iter()
+            .map(|copy| copy.shape as u8)
+            .collect(),
+        mobility: MOBILITY_SIDE as u16,
+    }
 }
 
 /// Reads the collections and splits them by game number into training and held-out games.
