@@ -296,7 +296,7 @@ fn measure(weights: &Weights, check: Option<&Path>, validation: Option<&Path>) -
 /// held-out error by empties (where a model gains or loses against another).
 fn report(weights: &Weights, path: &Path) -> Result<()> {
     let samples = samples::read(path)?;
-    let errors = mean_errors(weights, &samples)?;
+    let errors = sample_errors(weights, &samples)?;
     tsuru_core::outln!(
         "{}: mean absolute error {:.4} on training records, {:.4} held out",
         path.display(),
@@ -369,7 +369,7 @@ struct SampleErrors {
 }
 
 /// The absolute errors in discs of `weights` on the training and held-out records.
-fn mean_errors(weights: &Weights, samples: &samples::Samples) -> Result<SampleErrors> {
+fn sample_errors(weights: &Weights, samples: &samples::Samples) -> Result<SampleErrors> {
     let layout = layout();
     // The same pattern set (shapes and squares) and the same copies in the same order: the
     // build's own offsets then place every look-up.
@@ -465,7 +465,7 @@ mod tests {
         };
         let mut weights = Weights::zero(1);
         weights.bias[0] = (2 * UNITS_PER_DISC) as _;
-        let errors = mean_errors(&weights, &samples).unwrap();
+        let errors = sample_errors(&weights, &samples).unwrap();
         assert_eq!(errors.training, ErrorSum { sum: 8.0, count: 1 });
         assert_eq!(
             errors.held_out,
