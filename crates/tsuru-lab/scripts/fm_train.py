@@ -54,6 +54,20 @@ def read_model(path):
     }
 
 
+def tied_stages(stages, group, before_ply):
+    """The stages (of `stages` by ply, in groups of `group` split from one stage each) whose
+    whole group covers plies before `before_ply`, less the first of each group: they share
+    its values. Empty for no split or `before_ply` 0."""
+    if group <= 1 or before_ply <= 0:
+        return []
+    first_ply = lambda t: -(-t * 60 // stages)  # the first ply with stage_of(60 - ply) == t
+    tied = []
+    for first in range(0, stages, group):
+        if first_ply(first + group) <= before_ply:
+            tied.extend(range(first + 1, first + group))
+    return tied
+
+
 def has_term(model):
     """Whether a model file's interaction term is not all zero."""
     return bool(np.any(model["scales"] != 0) and np.any(model["vectors"] != 0))
@@ -183,6 +197,9 @@ def main():
     parser.add_argument("--dim", type=int, default=8, help="vector width; 0 fits the tables alone")
     parser.add_argument("--stages", type=int, default=15,
                         help="stages by ply; an --init with fewer stages that divide this is split into them")
+    parser.add_argument("--tie-before-ply", type=int, default=0,
+                        help="with --stages splitting --init's stages: the stages of plies before P stay "
+                        "--init's, each fitted as one (the split stages of a group share its values)")
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--time", type=float, help="stop after the epoch that passes S seconds")
     parser.add_argument("--batch", type=int, default=4096)
@@ -214,26 +231,32 @@ def main():
         if not args.dim:
             raise SystemExit("--head needs a term (--dim at least 1): it reads the vectors' sum")
         head = (kind, int(hidden or 0))
+    if args.tie_before_ply < 0:
+        raise SystemExit("--tie-before-ply: give a ply from 0 to 60")
     torch.manual_seed(53)
     torch.set_num_threads(args.threads)
     device = "cuda" if torch.cuda.is_available() else "cpu"
 
-    header, records = read_samples(args.samples)
-    offsets, entries = table_offsets(header)
-    # A quick try reads every k-th record (the held-out records come last in the file).
-    step = max(1, len(records) // args.limit) if args.limit else 1
-    records = np.asarray(records[::step])
     init = read_model(args.init) if args.init else None
+    group = 1  # stages of --stages to one of --init's
     if init is not None:
         given = init["tables"].shape[0]
         if given != args.stages and given and args.stages % given == 0:
             # Each of the model's stages split into --stages / its count equal stages (stage
             # t of 15 covers the plies of stages 2t and 2t+1 of 30), the same values to start.
-            k = args.stages // given
+            group = args.stages // given
             print(f"--init's {given} stages split into {args.stages}", flush=True)
             for key in ("bias", "scales"):
-                init[key] = np.repeat(init[key], k)
-            init["tables"] = np.repeat(init["tables"], k, axis=0)
+                init[key] = np.repeat(init[key], group)
+            init["tables"] = np.repeat(init["tables"], group, axis=0)
+    if args.tie_before_ply and group <= 1:
+        raise SystemExit("--tie-before-ply needs --init with fewer stages than --stages (a split)")
+    header, records = read_samples(args.samples)
+    offsets, entries = table_offsets(header)
+    # A quick try reads every k-th record (the held-out records come last in the file).
+    step = max(1, len(records) // args.limit) if args.limit else 1
+    records = np.asarray(records[::step])
+    if init is not None:
         if init["pattern_set"] != header["pattern_set"] or init["tables"].shape != (args.stages, entries):
             raise SystemExit("--init is for another pattern set or shape")
     to = lambda a, dtype: torch.from_numpy(a.astype(dtype)).to(device)
@@ -244,7 +267,15 @@ def main():
     for start in range(0, len(raw), 1 << 20):
         flat[start : start + (1 << 20)] = raw[start : start + (1 << 20)].astype(np.int32) + offsets[None, :]
     lookups = torch.from_numpy(flat).to(device)
-    stage = to(stage_of(records["empties"], args.stages), np.int64)
+    stage_numbers = stage_of(records["empties"], args.stages)
+    tied = tied_stages(args.stages, group, args.tie_before_ply)
+    if tied:
+        # A tied stage's positions train the first stage of its group; the file repeats it.
+        stage_numbers = np.where(np.isin(stage_numbers, tied), stage_numbers - stage_numbers % group, stage_numbers)
+        print(f"stages {', '.join(map(str, tied))} tied to the first of their groups of {group} "
+              f"(plies before {args.tie_before_ply})", flush=True)
+    stage = to(stage_numbers, np.int64)
+    del stage_numbers
     label = to(records["label"], np.float32)
     held_out = to(records["flags"] & 1, bool)
     train = (lookups[~held_out], stage[~held_out], label[~held_out])
@@ -319,11 +350,15 @@ def main():
     counts = torch.bincount(train[1], minlength=args.stages).cpu().numpy()
     scales = arrays[2].copy()
     for t in np.flatnonzero(counts < args.min_positions):
-        if inherited and init["scales"][t] != 0:
-            continue
+        if inherited and init["scales"][t] != 0 or t in tied:
+            continue  # (a tied stage takes its group's scale below)
         print(f"stage {t}: {counts[t]} training positions, the term is off there", flush=True)
         scales[t] = 0.0
-    arrays = (arrays[0], arrays[1], scales, arrays[3] * entry_mask[:, None])
+    bias, tables = arrays[0].copy(), arrays[1].copy()
+    for t in tied:
+        first = t - t % group
+        bias[t], tables[t], scales[t] = bias[first], tables[first], scales[first]
+    arrays = (bias, tables, scales, arrays[3] * entry_mask[:, None])
     write_model(args.out, header["pattern_set"], *arrays)
     print(f"wrote {args.out}: epoch {epoch}, held-out MAE {held_mae:.4f}", flush=True)
     if head is not None:
