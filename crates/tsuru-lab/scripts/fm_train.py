@@ -231,7 +231,7 @@ def main():
         if not args.dim:
             raise SystemExit("--head needs a term (--dim at least 1): it reads the vectors' sum")
         head = (kind, int(hidden or 0))
-    if args.tie_before_ply < 0:
+    if not 0 <= args.tie_before_ply <= 60:
         raise SystemExit("--tie-before-ply: give a ply from 0 to 60")
     torch.manual_seed(53)
     torch.set_num_threads(args.threads)
