@@ -35,9 +35,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{ensure, Context, Result};
 
+use crate::tools::train::build_samples_layout;
 use crate::training::fm::{model_of, quantise_model};
 use crate::training::pattern_nets::generate;
-use tsuru_core::board::patterns::pattern_tables;
 use tsuru_core::board::patterns::COPIES;
 use tsuru_core::cli::tool_args::{Arg, ToolArgs, ToolOption, ToolSpec};
 use tsuru_core::eval::pattern::{layout, stage_of, PatternEval, Weights, FEATURES};
@@ -370,24 +370,20 @@ struct SampleErrors {
 
 /// The absolute errors in discs of `weights` on the training and held-out records.
 fn sample_errors(weights: &Weights, samples: &samples::Samples) -> Result<SampleErrors> {
-    let layout = layout();
     // The same pattern set (shapes and squares) and the same copies in the same order: the
     // build's own offsets then place every look-up.
+    let build = build_samples_layout();
     ensure!(
-        samples.layout.pattern_set == layout.pattern_set_id,
+        samples.layout.pattern_set == build.pattern_set,
         "the samples are for pattern set {:08x}, this build's is {:08x}",
         samples.layout.pattern_set,
-        layout.pattern_set_id
+        build.pattern_set
     );
-    let copies: Vec<u8> = pattern_tables()
-        .copies
-        .iter()
-        .map(|copy| copy.shape as u8)
-        .collect();
     ensure!(
-        samples.layout.copies == copies,
+        samples.layout.copies == build.copies,
         "the samples' pattern copies are not this build's"
     );
+    let layout = layout();
     let mut errors = SampleErrors::default();
     for record in &samples.records {
         let stage = stage_of(u32::from(record.empties), weights.stages());
@@ -446,7 +442,7 @@ mod tests {
     /// the held-out records, and only they, fill the buckets of their empties.
     #[test]
     fn sample_errors_split_training_held_out_and_empties() {
-        let samples_layout = crate::tools::train::build_samples_layout();
+        let samples_layout = build_samples_layout();
         let record = |empties: u8, label: i8, held_out: bool| SampleRecord {
             lookups: [0; LOOKUPS],
             empties,
