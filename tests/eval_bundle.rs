@@ -502,8 +502,9 @@ fn the_shipped_term_round_trips_through_an_fm_model_file() {
     let (model, back) = (dir.join("term.fmm"), dir.join("back.tsi"));
     tables(&["--weights", &p(&term), "--export-fm", &p(&model)]);
     let record = tsuru_core::formats::fm_model::read(&model).unwrap();
-    // The shipped term is 8 wide; the engine reads it into wider rows, and writes it 8 wide.
-    assert_eq!(record.dim, 8);
+    // The shipped term (b30t's) is 16 wide, the widest row the engine reads, and is written
+    // back 16 wide.
+    assert_eq!(record.dim, 16);
     assert!(record.scales.iter().any(|&s| s != 0.0));
     let widest = record.scales.iter().fold(0f32, |m, s| m.max(s.abs()));
     assert!((0.5..=2.0).contains(&widest), "widest scale {widest}");

@@ -326,7 +326,7 @@ mod tests {
     fn shipped_weights_load_and_look_sane() {
         // The checksum is verified by the loader; a damaged file would fail here.
         let weights = Weights::from_bytes(SHIPPED_WEIGHTS).unwrap();
-        assert_eq!(weights.stages(), 15);
+        assert_eq!(weights.stages(), 30);
         assert_eq!(weights.to_bytes(), SHIPPED_WEIGHTS);
         let start = EvalBundle::shipped().evaluator().evaluate(&Board::start());
         assert!(
