@@ -136,25 +136,39 @@ impl EvalBundle {
     }
 
     /// The compiled-in weights and statistics, loaded once.
+    ///
+    /// A compiled-in statistics file that names other weights is left out (said once on
+    /// stderr) rather than used or fatal: that is the state of a build in the middle of
+    /// shipping new weights, whose statistics are measured by this very build (`tsuru
+    /// probcut`). The unit test `the_shipped_bundle_is_complete_and_tied_to_the_shipped_weights`
+    /// fails on such a build, so none is released.
     pub fn shipped() -> EvalBundle {
         static SHIPPED_BUNDLE: OnceLock<EvalBundle> = OnceLock::new();
         SHIPPED_BUNDLE
-            .get_or_init(|| {
-                let (eval, id) =
-                    PatternEval::from_bytes(SHIPPED_TERM).expect("the shipped weights load");
-                let probcut = ProbCutTable::parse(SHIPPED).expect("the shipped statistics parse");
-                let endgame =
-                    EndgameCuts::parse(SHIPPED_ENDGAME).expect("the shipped statistics parse");
-                EvalBundle::new(
-                    eval,
-                    id,
-                    "the shipped weights",
-                    Some(probcut),
-                    Some(endgame),
-                )
-                .expect("the shipped statistics belong to the shipped weights")
-            })
+            .get_or_init(|| Self::compiled_in(SHIPPED_TERM, SHIPPED, SHIPPED_ENDGAME))
             .clone()
+    }
+
+    /// [`Self::shipped`] from the bytes of a term file and the texts of its two statistics
+    /// files, each of which is kept only if it names the term's weights.
+    fn compiled_in(term: &[u8], probcut: &str, endgame: &str) -> EvalBundle {
+        let (eval, id) = PatternEval::from_bytes(term).expect("the shipped weights load");
+        let probcut = ProbCutTable::parse(probcut).expect("the shipped statistics parse");
+        let endgame = EndgameCuts::parse(endgame).expect("the shipped statistics parse");
+        let own = |kind: &str, measured: WeightsId| {
+            if measured != id {
+                log::warn!(
+                    "the compiled-in {kind} statistics were measured for weights {measured}, \
+                     not the compiled-in weights {id}: searching without them until `tsuru \
+                     probcut` measures them again"
+                );
+            }
+            measured == id
+        };
+        let probcut = Some(probcut).filter(|t| own("midgame ProbCut", t.weights()));
+        let endgame = Some(endgame).filter(|c| own("endgame ProbCut", c.weights()));
+        EvalBundle::new(eval, id, "the shipped weights", probcut, endgame)
+            .expect("only statistics of the shipped weights are kept")
     }
 
     /// The weights file at `path` with the statistics of its sidecar files (see the module
@@ -360,6 +374,25 @@ mod tests {
         let bare = bundle.without_statistics();
         assert!(bare.probcut().is_none() && bare.endgame_cuts().is_none());
         assert_eq!(bare.weights_id(), id);
+    }
+
+    #[test]
+    fn compiled_in_statistics_of_other_weights_are_left_out_not_fatal() {
+        // The state of a build that ships new weights before measuring their statistics.
+        let id = EvalBundle::shipped().weights_id().unwrap();
+        let stale = |text: &str| {
+            let line = format!("weights {id}");
+            assert!(text.contains(&line));
+            text.replace(&line, &format!("weights {}", WeightsId(id.0 ^ 1)))
+        };
+        let endgame_stale = EvalBundle::compiled_in(SHIPPED_TERM, SHIPPED, &stale(SHIPPED_ENDGAME));
+        assert_eq!(endgame_stale.weights_id(), Some(id));
+        assert_eq!(endgame_stale.probcut(), EvalBundle::shipped().probcut());
+        assert!(endgame_stale.endgame_cuts().is_none());
+        let both_stale =
+            EvalBundle::compiled_in(SHIPPED_TERM, &stale(SHIPPED), &stale(SHIPPED_ENDGAME));
+        assert!(both_stale.probcut().is_none() && both_stale.endgame_cuts().is_none());
+        assert_eq!(both_stale.weights_id(), Some(id));
     }
 
     #[test]
