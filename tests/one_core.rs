@@ -103,6 +103,9 @@ fn the_midgame_and_the_solver_stop_within_10_ms_at_2_and_4_threads() {
     }
 }
 
+/// Rounds of FFO #1-#19 in which the threaded searches must have split at least once.
+const SPLIT_ROUNDS: usize = 5;
+
 #[test]
 fn the_midgame_and_the_solver_give_the_one_thread_answer_on_ffo_1_to_19() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -142,21 +145,32 @@ fn the_midgame_and_the_solver_give_the_one_thread_answer_on_ffo_1_to_19() {
         ((result.score, solution.score), helper_nodes)
     };
     let (mut one_search, mut one_solver) = (search(1), solver(1));
+    let expected: Vec<_> = positions
+        .iter()
+        .map(|position| answers(&mut one_search, &mut one_solver, &position.board).0)
+        .collect();
     for threads in [2, 4] {
         let (mut many_search, mut many_solver) = (search(threads), solver(threads));
         let mut helper_nodes = [0, 0];
-        for (i, position) in positions.iter().enumerate() {
-            let (expected, _) = answers(&mut one_search, &mut one_solver, &position.board);
-            let (got, helpers) = answers(&mut many_search, &mut many_solver, &position.board);
-            assert_eq!(got, expected, "FFO #{} on {threads} threads", i + 1);
-            assert_eq!(Some(got.1), position.best_score(), "FFO #{}", i + 1);
-            helper_nodes[0] += helpers[0];
-            helper_nodes[1] += helpers[1];
+        // Whether a search splits depends on its helpers being idle in time, and a helper
+        // started on a loaded machine may miss every split of a short solve: the answers
+        // are compared again until both searches have split, a bounded number of rounds.
+        for _round in 0..SPLIT_ROUNDS {
+            for (i, position) in positions.iter().enumerate() {
+                let (got, helpers) = answers(&mut many_search, &mut many_solver, &position.board);
+                assert_eq!(got, expected[i], "FFO #{} on {threads} threads", i + 1);
+                assert_eq!(Some(got.1), position.best_score(), "FFO #{}", i + 1);
+                helper_nodes[0] += helpers[0];
+                helper_nodes[1] += helpers[1];
+            }
+            if helper_nodes.iter().all(|&n| n > 0) {
+                break;
+            }
         }
         // Both searches split: their helpers searched.
         assert!(
             helper_nodes.iter().all(|&n| n > 0),
-            "{helper_nodes:?} on {threads} threads"
+            "{helper_nodes:?} on {threads} threads after {SPLIT_ROUNDS} rounds"
         );
     }
 }
