@@ -223,6 +223,8 @@ def main():
                         "fewer look-ups costs the engine fewer row reads")
     args = parser.parse_args()
     # Checked before the samples are read (minutes for a large file).
+    if args.epochs < 1:
+        parser.error("--epochs must be at least 1 (the model written is the best epoch's)")
     head = None
     if args.head:
         kind, _, hidden = args.head.partition(":")
@@ -277,9 +279,18 @@ def main():
     stage = to(stage_numbers, np.int64)
     del stage_numbers
     label = to(records["label"], np.float32)
-    held_out = to(records["flags"] & 1, bool)
-    train = (lookups[~held_out], stage[~held_out], label[~held_out])
-    held = (lookups[held_out], stage[held_out], label[held_out])
+    held_out = (records["flags"] & 1).astype(bool)
+    cut = len(held_out) - int(held_out.sum())
+    if not held_out[:cut].any():
+        # The samples file writes its held-out records last: the two sets are views of one
+        # array, not copies (a mask would copy the index array, which is 10 GB at 45 M
+        # records, while the whole array is still held).
+        train = (lookups[:cut], stage[:cut], label[:cut])
+        held = (lookups[cut:], stage[cut:], label[cut:])
+    else:
+        held_out = torch.from_numpy(held_out).to(device)
+        train = (lookups[~held_out], stage[~held_out], label[~held_out])
+        held = (lookups[held_out], stage[held_out], label[held_out])
     del lookups, flat, stage, label
     print(f"{len(train[2])} training and {len(held[2])} held-out positions; {entries} entries a stage; {device}", flush=True)
 
