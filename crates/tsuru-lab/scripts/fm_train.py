@@ -279,18 +279,15 @@ def main():
     stage = to(stage_numbers, np.int64)
     del stage_numbers
     label = to(records["label"], np.float32)
+    # A samples file holds its training records, then its held-out ones (samples::write), so
+    # the two sets are views of one array, not copies: a mask would copy the index array,
+    # 10 GB at 45 M records, while the whole of it is still held.
     held_out = (records["flags"] & 1).astype(bool)
     cut = len(held_out) - int(held_out.sum())
-    if not held_out[:cut].any():
-        # The samples file writes its held-out records last: the two sets are views of one
-        # array, not copies (a mask would copy the index array, which is 10 GB at 45 M
-        # records, while the whole array is still held).
-        train = (lookups[:cut], stage[:cut], label[:cut])
-        held = (lookups[cut:], stage[cut:], label[cut:])
-    else:
-        held_out = torch.from_numpy(held_out).to(device)
-        train = (lookups[~held_out], stage[~held_out], label[~held_out])
-        held = (lookups[held_out], stage[held_out], label[held_out])
+    if held_out[:cut].any():
+        raise SystemExit(f"{args.samples}: held-out records before training ones (not written by tsuru train)")
+    train = (lookups[:cut], stage[:cut], label[:cut])
+    held = (lookups[cut:], stage[cut:], label[cut:])
     del lookups, flat, stage, label
     print(f"{len(train[2])} training and {len(held[2])} held-out positions; {entries} entries a stage; {device}", flush=True)
 
