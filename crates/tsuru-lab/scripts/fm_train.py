@@ -5,8 +5,9 @@ as a model file that `tsuru tables --fm` quantises into weights the engine reads
 The model (crates/tsuru-core/src/formats/fm_model.rs): per stage (15, by empties) a bias and one table entry
 for each of a position's 55 look-ups (54 pattern copies, tied to their canonical entries, and
 the mobility table), plus a d-wide vector per table entry shared by all stages and a scale per
-stage; the term is scale * sum over pairs of look-ups of their vectors' dot products, computed
-as scale/2 * (|sum v|^2 - sum |v|^2). With --dim 0 it fits the tables alone (the control).
+stage (with --one-scale one for all, so the term is the same at every stage); the term is
+scale * sum over pairs of look-ups of their vectors' dot products, computed as
+scale/2 * (|sum v|^2 - sum |v|^2). With --dim 0 it fits the tables alone (the control).
 
     tsuru tables --weights crates/tsuru-core/src/eval/weights.tsw --export-fm gen4.fmm
     python3 crates/tsuru-lab/scripts/fm_train.py s.smp --init gen4.fmm --dim 8 --time 120 --out fm.fmm
@@ -102,11 +103,14 @@ def table_offsets(header):
 
 class Model(torch.nn.Module):
     """Tables as embeddings with sparse gradients (a step touches only the rows its batch
-    reads), vectors shared by the stages, a scale per stage."""
+    reads), vectors shared by the stages, a scale per stage (or one for all)."""
 
-    def __init__(self, entries, stages, dim, init=None, columns=None, init_term=False, head=None):
+    def __init__(self, entries, stages, dim, init=None, columns=None, init_term=False, head=None, one_scale=False):
         super().__init__()
         self.entries, self.stages, self.dim = entries, stages, dim
+        # With one_scale the term is the same at every stage (one scale, as well as the shared
+        # vectors); the file still holds a scale a stage, all equal.
+        self.one_scale = one_scale
         # An experimental network head over the vectors' sum (issue 84, rung c): None, or
         # ("lanes", 0) for a clipped ReLU of each lane, or ("mlp", H) for H clipped-ReLU
         # units each mixing all lanes; per stage, its output weights starting at zero so
@@ -124,12 +128,17 @@ class Model(torch.nn.Module):
         if dim:
             self.vectors = torch.nn.Embedding(entries, dim, sparse=True)
             torch.nn.init.normal_(self.vectors.weight, std=0.05)
-            self.scale = torch.nn.Parameter(torch.ones(stages))
+            self.scale = torch.nn.Parameter(torch.ones(1 if one_scale else stages))
             if init_term:
                 # Go on from the model's term (a shipped one, exported with --export-fm).
                 with torch.no_grad():
                     self.vectors.weight.copy_(torch.from_numpy(init["vectors"]))
-                    self.scale.copy_(torch.from_numpy(init["scales"]))
+                    scales = init["scales"]
+                    if one_scale:
+                        # The mean of the stages' scales where the term is on.
+                        on = scales[scales != 0]
+                        scales = np.array([on.mean() if len(on) else 1.0], dtype=np.float32)
+                    self.scale.copy_(torch.from_numpy(scales))
             if head is not None:
                 kind, hidden = head
                 units = dim if kind == "lanes" else hidden
@@ -146,7 +155,7 @@ class Model(torch.nn.Module):
             rows = self.vectors(lookups if self.columns is None else lookups[:, self.columns])
             total = rows.sum(1)
             pairs = 0.5 * (total.pow(2).sum(1) - rows.pow(2).sum((1, 2)))
-            value = value + self.scale[stage] * pairs
+            value = value + self.scale[0 if self.one_scale else stage] * pairs
             if self.head is not None:
                 if self.head[0] == "mlp":
                     total = torch.einsum("bd,bhd->bh", total, self.head_in[stage])
@@ -172,7 +181,10 @@ class Model(torch.nn.Module):
         cpu = lambda t: t.detach().to("cpu", torch.float32).numpy()
         tables = cpu(self.linear.weight).reshape(self.stages, self.entries)
         if self.dim:
-            return cpu(self.bias), tables, cpu(self.scale), cpu(self.vectors.weight)
+            scales = cpu(self.scale)
+            if self.one_scale:
+                scales = np.repeat(scales, self.stages)
+            return cpu(self.bias), tables, scales, cpu(self.vectors.weight)
         zeros = np.zeros((self.entries, dim_out), dtype=np.float32)
         return cpu(self.bias), tables, np.zeros(self.stages, dtype=np.float32), zeros
 
@@ -221,6 +233,10 @@ def main():
     parser.add_argument("--fm-shapes", help="comma-separated shape numbers (their order in the samples' header) "
                         "whose look-ups carry vectors, 'm' for the mobility table; default all: a term over "
                         "fewer look-ups costs the engine fewer row reads")
+    parser.add_argument("--one-scale", action="store_true",
+                        help="one scale for every stage: the term is then the same at every stage, over "
+                        "per-stage tables (without it the vectors are shared and each stage scales them); "
+                        "a stage with fewer than --min-positions training positions still gets no term")
     args = parser.parse_args()
     # Checked before the samples are read (minutes for a large file).
     if args.epochs < 1:
@@ -232,6 +248,8 @@ def main():
             raise SystemExit(f"--head {args.head}: give 'lanes' or 'mlp:H' with H at least 1")
         if not args.dim:
             raise SystemExit("--head needs a term (--dim at least 1): it reads the vectors' sum")
+    if args.one_scale and not args.dim:
+        parser.error("--one-scale needs a term (--dim at least 1)")
         head = (kind, int(hidden or 0))
     if not 0 <= args.tie_before_ply <= 60:
         raise SystemExit("--tie-before-ply: give a ply from 0 to 60")
@@ -321,7 +339,7 @@ def main():
     print(f"{int(rare.sum())} entries with vectors read fewer than {args.min_count} times: written as zero", flush=True)
     entry_mask[rare] = 0.0
     del counts
-    model = Model(entries, args.stages, args.dim, init, columns, inherited, head).to(device)
+    model = Model(entries, args.stages, args.dim, init, columns, inherited, head, args.one_scale).to(device)
     print(f"start: held-out MAE {mae(model, held, args.batch):.3f}", flush=True)
     optimisers = model.optimisers(args.lr, args.freeze_tables)
     n = len(train[2])
