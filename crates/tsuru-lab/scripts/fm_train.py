@@ -248,9 +248,9 @@ def main():
             raise SystemExit(f"--head {args.head}: give 'lanes' or 'mlp:H' with H at least 1")
         if not args.dim:
             raise SystemExit("--head needs a term (--dim at least 1): it reads the vectors' sum")
+        head = (kind, int(hidden or 0))
     if args.one_scale and not args.dim:
         parser.error("--one-scale needs a term (--dim at least 1)")
-        head = (kind, int(hidden or 0))
     if not 0 <= args.tie_before_ply <= 60:
         raise SystemExit("--tie-before-ply: give a ply from 0 to 60")
     torch.manual_seed(53)
