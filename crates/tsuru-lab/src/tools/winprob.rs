@@ -3,7 +3,9 @@
 //! games held out of the fit: the reliability table (10 bins of the predicted expected
 //! score: count, mean predicted, mean observed) and the Brier score of the expected score,
 //! beside a baseline that knows only the value's sign. `--out` writes the model in the form
-//! the engine compiles in (`crates/tsuru-core/src/eval/win-probability.txt`).
+//! the engine compiles in (`crates/tsuru-core/src/eval/win-probability.txt`). `--model`
+//! measures a model already made (a file in that form, or `shipped`) instead of fitting one,
+//! so the shipped model and a new fit compare on the same held-out games.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -29,6 +31,11 @@ pub const SPEC: ToolSpec = ToolSpec {
             "a self-play file held out of the fit, to measure it on",
         ),
         ToolOption::new("--out", "FILE", "write the fitted model there"),
+        ToolOption::new(
+            "--model",
+            "FILE|shipped",
+            "measure this model instead of fitting one (--train then only gives the baseline)",
+        ),
     ],
     notes: "",
 };
@@ -55,28 +62,42 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut train: Vec<PathBuf> = Vec::new();
     let mut holdout: Vec<PathBuf> = Vec::new();
     let mut out = None;
+    let mut given: Option<String> = None;
     let mut args = ToolArgs::from_spec(args, &SPEC);
     while let Some(arg) = args.next_option()? {
         match arg {
             Arg::Flag(flag @ "--train") => train.push(args.value(flag)?.into()),
             Arg::Flag(flag @ "--holdout") => holdout.push(args.value(flag)?.into()),
             Arg::Flag(flag @ "--out") => out = Some(PathBuf::from(args.value(flag)?)),
+            Arg::Flag(flag @ "--model") => given = Some(args.value(flag)?.to_string()),
             other => return Err(args.unexpected(other)),
         }
     }
     if train.is_empty() || holdout.is_empty() {
         bail!("usage: tsuru {}", SPEC.usage());
     }
+    if given.is_some() && out.is_some() {
+        bail!("--model measures a model and --out writes a fitted one: give one of them");
+    }
     let fitted_on = count_files(&train)?;
     let held = count_files(&holdout)?;
-    let model = fit(&fitted_on);
+    let (model, made) = match &given {
+        None => (
+            fit(&fitted_on),
+            format!("fitted on {} positions", fitted_on.total()),
+        ),
+        Some(name) if name == "shipped" => {
+            (WinModel::shipped().clone(), "the shipped model".into())
+        }
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
+            let model = WinModel::parse(&text).with_context(|| format!("reading {path}"))?;
+            (model, format!("the model of {path}"))
+        }
+    };
     let (bins, brier) = calibration(&held, |cell| predict(&model, cell));
     let (_, baseline) = calibration(&held, sign_baseline(&fitted_on));
-    let mut report = format!(
-        "fitted on {} positions, measured on {} held-out positions\n",
-        fitted_on.total(),
-        held.total()
-    );
+    let mut report = format!("{made}, measured on {} held-out positions\n", held.total());
     for b in 0..BUCKETS {
         let _ = writeln!(
             report,
