@@ -1,11 +1,11 @@
-//! `tsuru winprob --train FILE... --holdout FILE... [--out FILE]`: fits the win probability
-//! (`tsuru_core::eval::win_probability`) to self-play games and measures its calibration on
-//! games held out of the fit: the reliability table (10 bins of the predicted expected
-//! score: count, mean predicted, mean observed) and the Brier score of the expected score,
-//! beside a baseline that knows only the value's sign. `--out` writes the model in the form
-//! the engine compiles in (`crates/tsuru-core/src/eval/win-probability.txt`). `--model`
-//! measures a model already made (a file in that form, or `shipped`) instead of fitting one,
-//! so the shipped model and a new fit compare on the same held-out games.
+//! `tsuru winprob --train FILE... --holdout FILE... [--out FILE | --model FILE|shipped]`:
+//! fits the win probability (`tsuru_core::eval::win_probability`) to self-play games and
+//! measures its calibration on games held out of the fit: the reliability table (10 bins of
+//! the predicted expected score: count, mean predicted, mean observed) and the Brier score of
+//! the expected score, beside a baseline that knows only the value's sign. `--out` writes the
+//! model in the form the engine compiles in (`crates/tsuru-core/src/eval/win-probability.txt`).
+//! `--model` measures a model already made (a file in that form, or `shipped`) instead of
+//! fitting one, so the shipped model and a new fit compare on the same held-out games.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
