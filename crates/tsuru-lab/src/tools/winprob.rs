@@ -8,7 +8,7 @@
 //! fitting one, so the shipped model and a new fit compare on the same held-out games.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
@@ -57,6 +57,13 @@ pub fn table(bins: &[Bin; 10]) -> String {
     out
 }
 
+/// The model in a file of the compiled-in form.
+fn read_model(path: &Path) -> Result<WinModel> {
+    let reading = || format!("reading {}", path.display());
+    let text = std::fs::read_to_string(path).with_context(reading)?;
+    WinModel::parse(&text).with_context(reading)
+}
+
 /// Runs `tsuru winprob`.
 pub fn run(args: &[String]) -> Result<()> {
     let mut train: Vec<PathBuf> = Vec::new();
@@ -89,11 +96,7 @@ pub fn run(args: &[String]) -> Result<()> {
         Some(name) if name == "shipped" => {
             (WinModel::shipped().clone(), "the shipped model".into())
         }
-        Some(path) => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
-            let model = WinModel::parse(&text).with_context(|| format!("reading {path}"))?;
-            (model, format!("the model of {path}"))
-        }
+        Some(path) => (read_model(Path::new(path))?, format!("the model of {path}")),
     };
     let (bins, brier) = calibration(&held, |cell| predict(&model, cell));
     let (_, baseline) = calibration(&held, sign_baseline(&fitted_on));
@@ -136,11 +139,7 @@ pub fn run(args: &[String]) -> Result<()> {
         std::fs::write(&path, model.to_text(&header))
             .with_context(|| format!("writing {}", path.display()))?;
         // What was written reads back as the model.
-        let text = std::fs::read_to_string(&path)?;
-        anyhow::ensure!(
-            WinModel::parse(&text)? == model,
-            "the written model reads back"
-        );
+        anyhow::ensure!(read_model(&path)? == model, "the written model reads back");
     }
     Ok(())
 }
